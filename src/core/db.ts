@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+
+export type Dialect = 'sqlite' | 'mysql';
+
+export function dialect(db: Knex | Knex.Transaction): Dialect {
+  return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
+}
+
+/** Escapes LIKE wildcards so search text matches literally. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** `column LIKE %text%` with wildcards in the text taken literally, on both dialects. */
+export function whereContains(query: Knex.QueryBuilder, column: string, text: string): Knex.QueryBuilder {
+  return query.whereRaw(`?? like ? escape '\\'`, [column, `%${escapeLike(text)}%`]);
+}
+
+/** The id of a row just inserted (`[id]` on SQLite, `[insertId]` on MySQL). */
+export function insertedId(result: unknown): number {
+  const first = Array.isArray(result) ? result[0] : result;
+  return Number(typeof first === 'object' && first !== null ? (first as { id?: number }).id : first);
+}
+
+/** Rows of `knex.raw` (SQLite returns rows, mysql2 `[rows, fields]`). */
+export function rawRows<T>(db: Knex | Knex.Transaction, result: unknown): T[] {
+  return (dialect(db) === 'mysql' ? (result as [T[]])[0] : result) as T[];
+}
+
+/** JSON columns: SQLite gives text, MySQL may give an object. */
+export function parseJson<T>(value: unknown, fallback: T): T {
+  if (value === null || value === undefined || value === '') return fallback;
+  if (typeof value !== 'string') return value as T;
+  try {
+    return JSON.parse(value) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** A day bucket `YYYY-MM-DD` of a timestamp column, for GROUP BY. */
+export function dayBucket(db: Knex | Knex.Transaction, column: string): Knex.Raw {
+  return dialect(db) === 'mysql' ? db.raw(`DATE_FORMAT(??, '%Y-%m-%d')`, [column]) : db.raw(`strftime('%Y-%m-%d', ??)`, [column]);
+}
+
+/** Row locks where the database has them (MySQL); SQLite serialises writers on its single connection. */
+export function lockForUpdate(query: Knex.QueryBuilder, db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return dialect(db) === 'mysql' ? query.forUpdate() : query;
+}
+
+export type AfterCommit = (callback: () => void | Promise<void>) => void;
+
+/**
+ * Runs `work` in one transaction; callbacks registered with `afterCommit` run only once it has committed
+ * (hooks fire after commit). A failing callback is logged by its caller's hook bus, never undoing the commit.
+ */
+export async function withTx<T>(
+  db: Knex,
+  work: (trx: Knex.Transaction, afterCommit: AfterCommit) => Promise<T>,
+  onCallbackError: (error: unknown) => void = () => undefined,
+): Promise<T> {
+  const callbacks: Array<() => void | Promise<void>> = [];
+  const result = await db.transaction((trx) => work(trx, (callback) => callbacks.push(callback)));
+  for (const callback of callbacks) {
+    try {
+      await callback();
+    } catch (error) {
+      onCallbackError(error);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,38 @@
+import type { RestResponse } from '../host/contract';
+import type { AppError } from './errors';
+
+/**
+ * The five error envelopes of the spec's Errors table; each route declares which one it answers in.
+ * - `message`: orders, subscriptions, customer portal: `{message}` (+ `errors` on validation)
+ * - `checkout`: `{status: 'failed', message}` or `{status: 'failed', errors}`
+ * - `admin`: customer administration: `{code, message, data}`, `code` being the HTTP status
+ * - `login`: `{success: false, data: {message, code}}`
+ * - `legacy`: earlier-style responses: `{success: false, error: {code, message}}`
+ */
+export type Envelope = 'message' | 'checkout' | 'admin' | 'login' | 'legacy';
+
+export const ENVELOPES: readonly Envelope[] = ['message', 'checkout', 'admin', 'login', 'legacy'];
+
+export function renderError(envelope: Envelope, error: AppError): RestResponse {
+  return { ...renderBody(envelope, error), headers: error.details.headers };
+}
+
+function renderBody(envelope: Envelope, error: AppError): RestResponse {
+  const { status, message, code } = error;
+  const { errors, data } = error.details;
+  // The spec gives these two answers one flat shape whatever the route's envelope.
+  if (code === 'rate_limited') return { status, body: { message } };
+  if (code === 'invalid_nonce') return { status, body: { message, code } };
+  switch (envelope) {
+    case 'message':
+      return { status, body: errors ? { message, errors } : { message, ...data } };
+    case 'checkout':
+      return { status, body: errors ? { status: 'failed', errors } : { status: 'failed', message, ...data } };
+    case 'admin':
+      return { status, body: { code: status, message, data: errors ?? data ?? {} } };
+    case 'login':
+      return { status, body: { success: false, data: { message, code, ...(errors ? { errors } : {}) } } };
+    case 'legacy':
+      return { status, body: { success: false, error: { code, message, ...(errors ? { errors } : {}) } } };
+  }
+}

@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { Knex } from 'knex';
+
+export interface Page<T> {
+  current_page: number;
+  data: T[];
+  per_page: number;
+  total: number;
+  last_page: number;
+  from: number | null;
+  to: number | null;
+}
+
+export interface PageLimits {
+  min?: number;
+  max: number;
+  default: number;
+}
+
+/** Query properties for `page` and `per_page`: anything is accepted, then clamped by `readPage`. */
+export const pageQuery = {
+  page: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  per_page: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+};
+
+function toInt(value: unknown): number | null {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** Page number and size from a query, clamped to the limits (out-of-range values are clamped, not errors). */
+export function readPage(query: { page?: unknown; per_page?: unknown }, limits: PageLimits): { page: number; perPage: number } {
+  const min = limits.min ?? 1;
+  const size = toInt(query.per_page);
+  const page = toInt(query.page);
+  return {
+    perPage: size === null ? limits.default : Math.min(limits.max, Math.max(min, size)),
+    page: page === null || page < 1 ? 1 : page,
+  };
+}
+
+export function pageOf<T>(data: T[], total: number, page: number, perPage: number): Page<T> {
+  const from = data.length ? (page - 1) * perPage + 1 : null;
+  return {
+    current_page: page,
+    data,
+    per_page: perPage,
+    total,
+    last_page: Math.max(1, Math.ceil(total / perPage)),
+    from,
+    to: from === null ? null : from + data.length - 1,
+  };
+}
+
+/** Runs a list query as one page: a count over the same filters, then the rows of that page. */
+export async function paginate<Row>(query: Knex.QueryBuilder, page: number, perPage: number): Promise<Page<Row>> {
+  const counted = (await query.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  const total = Number(counted?.total ?? 0);
+  const rows = (await query.clone().limit(perPage).offset((page - 1) * perPage)) as Row[];
+  return pageOf(rows, total, page, perPage);
+}

@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import { RateLimiterMySQL, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Ctx } from './context';
+import { dialect } from './db';
+import { fail } from './errors';
+
+export const RATE_LIMIT_TABLE = 'store_rate_limits';
+
+export interface RateLimitRule {
+  /** Counter name, e.g. `place-order` or `customers:list`. */
+  name: string;
+  points: number;
+  durationSeconds: number;
+  /** Whose counter a request uses; default: the user when logged in, otherwise the IP. */
+  key?: (ctx: Ctx) => string;
+  /** Requests that are not counted at all. */
+  exempt?: (ctx: Ctx) => boolean;
+}
+
+export function callerKey(ctx: Ctx): string {
+  return ctx.user ? `user:${ctx.user.id}` : `ip:${ctx.ip}`;
+}
+
+/**
+ * Fixed-window counters kept in the database (rate-limiter-flexible on the app's own knex), so every
+ * process behind a load balancer shares them.
+ */
+export class RateLimits {
+  private readonly limiters = new Map<string, RateLimiterAbstract>();
+
+  constructor(private readonly db: Knex) {}
+
+  /** Counts one request; throws the 429 error when the rule's budget is spent. */
+  async consume(ctx: Ctx, rule: RateLimitRule): Promise<void> {
+    if (rule.exempt?.(ctx)) return;
+    try {
+      await this.limiter(rule).consume((rule.key ?? callerKey)(ctx));
+    } catch (error) {
+      if (error instanceof RateLimiterRes) {
+        throw fail('rate_limited', undefined, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))) } });
+      }
+      throw error;
+    }
+  }
+
+  /** Forgets a caller's counter (e.g. after a successful login). */
+  async reset(ctx: Ctx, rule: RateLimitRule): Promise<void> {
+    await this.limiter(rule).delete((rule.key ?? callerKey)(ctx));
+  }
+
+  private limiter(rule: RateLimitRule): RateLimiterAbstract {
+    const id = `${rule.name}/${rule.points}/${rule.durationSeconds}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const options = {
+        storeClient: this.db,
+        storeType: 'knex',
+        tableName: RATE_LIMIT_TABLE,
+        tableCreated: true,
+        keyPrefix: rule.name,
+        points: rule.points,
+        duration: rule.durationSeconds,
+      };
+      limiter =
+        dialect(this.db) === 'mysql'
+          ? new RateLimiterMySQL({ ...options, dbName: (this.db.client.config.connection as { database: string }).database })
+          : new RateLimiterSQLite(options);
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+}

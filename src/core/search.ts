@@ -1,0 +1,123 @@
+import type { Knex } from 'knex';
+import { whereContains } from './db';
+
+export type SearchOperator = '=' | '!=' | '>' | '<' | '>=' | '<=' | 'between' | 'contains' | 'not_contains';
+
+export type SearchTerm =
+  | { kind: 'empty' }
+  | { kind: 'id'; id: number }
+  | { kind: 'condition'; column: string; operator: SearchOperator; value: string; to?: string; raw: string }
+  | { kind: 'text'; text: string };
+
+const OPERATORS: Record<string, SearchOperator> = {
+  '::': 'between',
+  '>=': '>=',
+  '<=': '<=',
+  '!=': '!=',
+  '<>': '!=',
+  '!~': 'not_contains',
+  '=': '=',
+  '>': '>',
+  '<': '<',
+  '~': 'contains',
+};
+
+const CONDITION = /^([A-Za-z_][A-Za-z0-9_]*)\s*(::|>=|<=|!=|<>|!~|=|>|<|~)\s*(.+)$/s;
+
+function unquote(value: string): string {
+  const trimmed = value.trim();
+  const quoted = /^(['"])(.*)\1$/s.exec(trimmed);
+  return quoted ? quoted[2] : trimmed;
+}
+
+/** `1-10`, `1 - 10`, `1,10`, `2024-01-01 - 2024-02-01`, `2024-01-01-2024-02-01`. */
+function splitRange(value: string): [string, string] | null {
+  const spaced = value.split(/\s+-\s+|\s*,\s*/);
+  if (spaced.length === 2 && spaced[0] && spaced[1]) return [unquote(spaced[0]), unquote(spaced[1])];
+  const numbers = /^(-?\d+(?:\.\d+)?)-(-?\d+(?:\.\d+)?)$/.exec(value);
+  if (numbers) return [numbers[1], numbers[2]];
+  const dates = /^(\d{4}-\d{2}-\d{2})-(\d{4}-\d{2}-\d{2})$/.exec(value);
+  if (dates) return [dates[1], dates[2]];
+  return null;
+}
+
+/**
+ * Parses the list `search` syntax: `#123` (an id), `column <op> value` with `=`, `!=`/`<>`, `>`, `<`, `>=`,
+ * `<=`, `::` (between, `a-b`), `~` (contains), `!~` (does not contain), or free text. Pure: columns are
+ * checked against an allowlist only when the term is applied.
+ */
+export function parseSearch(input: unknown): SearchTerm {
+  if (typeof input !== 'string' && typeof input !== 'number') return { kind: 'empty' };
+  const text = String(input).trim();
+  if (!text) return { kind: 'empty' };
+  const id = /^#\s*(\d+)$/.exec(text);
+  if (id && Number.isSafeInteger(Number(id[1]))) return { kind: 'id', id: Number(id[1]) };
+  const condition = CONDITION.exec(text);
+  if (condition) {
+    const operator = OPERATORS[condition[2]];
+    const value = unquote(condition[3]);
+    if (operator === 'between') {
+      const range = splitRange(value);
+      if (range) return { kind: 'condition', column: condition[1].toLowerCase(), operator, value: range[0], to: range[1], raw: text };
+    } else if (value !== '') {
+      return { kind: 'condition', column: condition[1].toLowerCase(), operator, value, raw: text };
+    }
+  }
+  return { kind: 'text', text };
+}
+
+export type ColumnKind = 'integer' | 'string' | 'date';
+
+export interface SearchColumn {
+  /** The SQL column (qualified where joins make it ambiguous). */
+  column: string;
+  kind: ColumnKind;
+}
+
+export interface SearchSpec {
+  /** Columns the operator syntax may address, by their public name. */
+  columns: Record<string, SearchColumn>;
+  /** The id column `#123` matches. */
+  idColumn: string;
+  /** Free-text search; also used when a condition names a column outside the allowlist. */
+  text(query: Knex.QueryBuilder, text: string): void;
+}
+
+function valueFits(kind: ColumnKind, value: string): boolean {
+  if (kind === 'integer') return /^-?\d+$/.test(value);
+  if (kind === 'date') return /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/.test(value);
+  return true;
+}
+
+/** Applies a parsed term to a query; values only ever reach SQL as bindings. */
+export function applySearch(query: Knex.QueryBuilder, term: SearchTerm, spec: SearchSpec): void {
+  if (term.kind === 'empty') return;
+  if (term.kind === 'id') {
+    query.where(spec.idColumn, term.id);
+    return;
+  }
+  if (term.kind === 'text') {
+    spec.text(query, term.text);
+    return;
+  }
+  const target = spec.columns[term.column];
+  const fits = target && valueFits(target.kind, term.value) && (term.to === undefined || valueFits(target.kind, term.to));
+  if (!target || !fits) {
+    spec.text(query, term.raw);
+    return;
+  }
+  const cast = (v: string) => (target.kind === 'integer' ? Number(v) : v);
+  switch (term.operator) {
+    case 'between':
+      query.whereBetween(target.column, [cast(term.value), cast(term.to!)]);
+      break;
+    case 'contains':
+      whereContains(query, target.column, term.value);
+      break;
+    case 'not_contains':
+      query.whereNot((q) => whereContains(q, target.column, term.value));
+      break;
+    default:
+      query.where(target.column, term.operator, cast(term.value));
+  }
+}

@@ -1,0 +1,140 @@
+import type { TSchema } from '@sinclair/typebox';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { fail, type FieldErrors } from './errors';
+
+/**
+ * Schemas may carry `messages: {rule: text}` to replace the generated message for one field and rule,
+ * e.g. `Type.String({ messages: { required: 'Transaction ID is required' } })`.
+ */
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv, ['email', 'date', 'date-time', 'uri', 'uuid']);
+  ajv.addKeyword({ keyword: 'messages', metaSchema: { type: 'object', additionalProperties: { type: 'string' } } });
+  return ajv;
+}
+
+/** Query strings and path parameters are text, so their types are coerced; JSON bodies are taken as sent. */
+const coercing = makeAjv(true);
+const strict = makeAjv(false);
+
+export function label(field: string): string {
+  const last = field.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? field;
+  return last.replace(/_/g, ' ');
+}
+
+function rule(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'required';
+    case 'type': {
+      const type = String((error.params as { type: string }).type).split(',')[0];
+      return ({ integer: 'integer', number: 'numeric', string: 'string', boolean: 'boolean', array: 'array', object: 'array' } as Record<string, string>)[type] ?? type;
+    }
+    case 'format':
+      return String((error.params as { format: string }).format);
+    case 'maxLength':
+    case 'maximum':
+    case 'maxItems':
+      return 'max';
+    case 'minLength':
+    case 'minimum':
+    case 'minItems':
+      return 'min';
+    case 'enum':
+    case 'const':
+      return 'in';
+    case 'pattern':
+      return 'regex';
+    default:
+      return error.keyword;
+  }
+}
+
+function message(error: ErrorObject, field: string, ruleName: string): string {
+  const name = label(field);
+  const params = error.params as { limit?: number };
+  switch (error.keyword) {
+    case 'required':
+      return `The ${name} field is required.`;
+    case 'type':
+      return ruleName === 'numeric' ? `The ${name} field must be a number.` : `The ${name} field must be ${ruleName === 'integer' ? 'an' : 'a'} ${ruleName === 'array' ? 'array' : ruleName}.`;
+    case 'format':
+      return ruleName === 'email' ? `The ${name} field must be a valid email address.` : `The ${name} field must be a valid ${ruleName}.`;
+    case 'maxLength':
+      return `The ${name} field must not be greater than ${params.limit} characters.`;
+    case 'minLength':
+      return params.limit === 1 ? `The ${name} field is required.` : `The ${name} field must be at least ${params.limit} characters.`;
+    case 'maximum':
+      return `The ${name} field must not be greater than ${params.limit}.`;
+    case 'minimum':
+      return `The ${name} field must be at least ${params.limit}.`;
+    case 'maxItems':
+      return `The ${name} field must not have more than ${params.limit} items.`;
+    case 'minItems':
+      return `The ${name} field must have at least ${params.limit} items.`;
+    case 'enum':
+    case 'const':
+      return `The selected ${name} is invalid.`;
+    case 'pattern':
+      return `The ${name} field format is invalid.`;
+    default:
+      return `The ${name} field is invalid.`;
+  }
+}
+
+/** ajv errors → `{field: {rule: message}}`, the first error of each field, custom messages from the schema. */
+export function toFieldErrors(errors: ErrorObject[], prefix = ''): FieldErrors {
+  const out: FieldErrors = {};
+  for (const error of errors) {
+    let path = error.instancePath.split('/').filter(Boolean);
+    let schema = error.parentSchema as { messages?: Record<string, string>; properties?: Record<string, { messages?: Record<string, string> }> } | undefined;
+    if (error.keyword === 'required') {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      path = [...path, missing];
+      schema = schema?.properties?.[missing];
+    }
+    if (error.keyword === 'anyOf' && errors.some((e) => e !== error && e.instancePath === error.instancePath)) continue;
+    const field = [prefix, ...path].filter(Boolean).join('.') || prefix || 'body';
+    if (out[field]) continue;
+    const ruleName = rule(error);
+    out[field] = { [ruleName]: schema?.messages?.[error.keyword === 'minLength' && (error.params as { limit: number }).limit === 1 ? 'required' : ruleName] ?? message(error, field, ruleName) };
+  }
+  return out;
+}
+
+export interface RouteSchemas {
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+}
+
+export interface RouteInput {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+type Part = keyof RouteSchemas;
+
+/** Compiles a route's schemas once, at start-up; the returned function validates (and coerces) one request. */
+export function compileValidator(schemas: RouteSchemas): (input: RouteInput) => RouteInput {
+  const compiled: Array<[Part, ValidateFunction]> = [];
+  for (const part of ['params', 'query', 'body'] as const) {
+    const schema = schemas[part];
+    if (schema) compiled.push([part, (part === 'body' ? strict : coercing).compile(schema)]);
+  }
+  return (input) => {
+    const out: RouteInput = { params: { ...input.params }, query: { ...input.query }, body: input.body };
+    let errors: FieldErrors = {};
+    for (const [part, validate] of compiled) {
+      if (part === 'body' && out.body === undefined) out.body = {};
+      if (!validate(out[part])) errors = { ...toFieldErrors(validate.errors ?? []), ...errors };
+    }
+    if (Object.keys(errors).length) {
+      const first = Object.values(errors)[0];
+      throw fail('validation_error', Object.values(first)[0], { errors });
+    }
+    return out;
+  };
+}

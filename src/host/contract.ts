@@ -1,0 +1,350 @@
+/**
+ * The one interface through which a plugin sees the host runtime.
+ * Plugin code imports types from this file only, never a host implementation file.
+ */
+import type { Knex } from 'knex';
+
+/* ------------------------------------------------------------------ hooks */
+
+/**
+ * Action names and their argument tuples. Modules add entries by declaration merging:
+ * `declare module '<path>/src/host/contract' { interface ActionMap { 'store/x/created': [x: X] } }`.
+ */
+export interface ActionMap {
+  /** A user logged in through the cookie login. */
+  'host/user/logged_in': [user: HostUser];
+  /** A user's cookie session was ended. */
+  'host/user/logged_out': [userId: number];
+}
+
+/** Filter names and their tuples: the first element is the filtered value, the rest are context. */
+export interface FilterMap {
+  /** The capability verdict for a user; the last say on every `can()` check. */
+  'host/user/can': [allowed: boolean, context: { user: HostUser; capability: string }];
+}
+
+export type ActionName = keyof ActionMap;
+export type FilterName = keyof FilterMap;
+export type FilterValue<N extends FilterName> = FilterMap[N][0];
+export type FilterArgs<N extends FilterName> = FilterMap[N] extends [unknown, ...infer R] ? R : never;
+
+export interface HookOptions {
+  /** Lower runs first; default 10; equal priorities run in insertion order. */
+  priority?: number;
+  /** Lets an extension remove all of its listeners at once with `removeNamespace`. */
+  namespace?: string;
+}
+
+export type Unsubscribe = () => void;
+
+export interface Hooks {
+  addAction<N extends ActionName>(name: N, listener: (...args: ActionMap[N]) => void | Promise<void>, options?: HookOptions): Unsubscribe;
+  addFilter<N extends FilterName>(
+    name: N,
+    listener: (value: FilterValue<N>, ...args: FilterArgs<N>) => FilterValue<N> | Promise<FilterValue<N>>,
+    options?: HookOptions,
+  ): Unsubscribe;
+  /** Runs listeners in order; a failing listener is logged and skipped; async listeners are not awaited. */
+  doAction<N extends ActionName>(name: N, ...args: ActionMap[N]): void;
+  /** Runs listeners in order, awaiting each; a failing listener is logged and skipped. */
+  doActionAsync<N extends ActionName>(name: N, ...args: ActionMap[N]): Promise<void>;
+  /** Synchronous filter: listeners returning a promise are an error (logged, value kept). */
+  applyFilters<N extends FilterName>(name: N, value: FilterValue<N>, ...args: FilterArgs<N>): FilterValue<N>;
+  applyFiltersAsync<N extends FilterName>(name: N, value: FilterValue<N>, ...args: FilterArgs<N>): Promise<FilterValue<N>>;
+  removeNamespace(namespace: string): number;
+  hasListeners(name: ActionName | FilterName): boolean;
+  /** How many times an action or filter has run. */
+  did(name: ActionName | FilterName): number;
+  /** Whether the hook is running now; without a name, whether any hook is running. */
+  doing(name?: ActionName | FilterName): boolean;
+}
+
+/** A veto is a filter over a verdict: listeners may turn `{ok: true}` into a refusal. */
+export type Verdict = { ok: true } | { ok: false; status: number; code: string; message: string };
+
+/* ------------------------------------------------------------------ users */
+
+export interface HostUser {
+  id: number;
+  login: string;
+  email: string;
+  display_name: string;
+  nicename: string;
+  first_name: string;
+  last_name: string;
+  url: string;
+  registered: string;
+  roles: string[];
+}
+
+export interface NewUser {
+  login: string;
+  email: string;
+  password?: string;
+  display_name?: string;
+  first_name?: string;
+  last_name?: string;
+  url?: string;
+  roles?: string[];
+}
+
+export type UserPatch = Partial<Omit<HostUser, 'id' | 'registered' | 'roles'>> & { password?: string };
+
+export interface RoleDefinition {
+  title: string;
+  description?: string;
+  capabilities: string[];
+  /** Built-in roles cannot be deleted. */
+  builtin?: boolean;
+}
+
+export interface RoleRegistry {
+  register(key: string, role: RoleDefinition): void;
+  unregister(key: string): boolean;
+  get(key: string): RoleDefinition | undefined;
+  list(): Array<RoleDefinition & { key: string }>;
+}
+
+export interface AppPasswordRecord {
+  id: number;
+  user_id: number;
+  name: string;
+  uuid: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface AppPasswords {
+  /** Returns the plain password once, formatted in groups of four; only its hash is stored. */
+  create(userId: number, name: string): Promise<{ password: string; record: AppPasswordRecord }>;
+  list(userId: number): Promise<AppPasswordRecord[]>;
+  revoke(id: number): Promise<boolean>;
+  /** Resolves `login:password` Basic credentials to the user, or null. */
+  authenticate(login: string, password: string): Promise<HostUser | null>;
+}
+
+export interface Users {
+  findById(id: number): Promise<HostUser | null>;
+  /** Finds by login, or by email when the argument contains `@`. */
+  findByLogin(loginOrEmail: string): Promise<HostUser | null>;
+  findByEmail(email: string): Promise<HostUser | null>;
+  create(input: NewUser): Promise<HostUser>;
+  update(id: number, patch: UserPatch): Promise<HostUser>;
+  /** Checks a login password (not an application password). */
+  verifyPassword(loginOrEmail: string, password: string): Promise<HostUser | null>;
+  assignRole(userId: number, role: string): Promise<void>;
+  removeRole(userId: number, role: string): Promise<void>;
+  /** Capability check; administrators hold every capability. Passes through `host/user/can`. */
+  can(user: HostUser | null, capability: string): boolean;
+  getMeta<T = unknown>(userId: number, key: string): Promise<T | undefined>;
+  setMeta(userId: number, key: string, value: unknown): Promise<void>;
+  deleteMeta(userId: number, key: string): Promise<void>;
+  roles: RoleRegistry;
+  appPasswords: AppPasswords;
+}
+
+/* ------------------------------------------------------------------ nonces */
+
+export interface NonceIdentity {
+  userId: number;
+  sessionToken: string;
+}
+
+export interface Nonces {
+  create(action: string, identity: NonceIdentity): string;
+  /** 1 = this tick, 2 = previous tick, false = invalid. */
+  verify(nonce: string, action: string, identity: NonceIdentity): 1 | 2 | false;
+}
+
+/* ------------------------------------------------------------------ REST */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RestAuth {
+  /** How the caller authenticated. */
+  method: 'app-password' | 'cookie' | null;
+  /** The session the request carries (logged in or not), used to bind nonces. */
+  sessionToken: string | null;
+  /** The user the cookie session belongs to, whether or not a nonce was sent. */
+  sessionUserId: number | null;
+  /** The nonce sent (header `X-WP-Nonce` or `_wpnonce`), or null. */
+  nonce: string | null;
+  /** Whether that nonce is valid for the current identity and the `wp_rest` action. */
+  nonceValid: boolean;
+}
+
+export interface RestSession {
+  /** Starts a logged-in cookie session (a new session id); returns the fresh REST nonce. */
+  login(user: HostUser, remember: boolean): Promise<string>;
+  logout(): Promise<void>;
+  /** Persists the cookie session (a guest's too) and returns its token; null for requests without a cookie session. */
+  ensure(): Promise<string | null>;
+}
+
+export interface RestRequest {
+  method: HttpMethod;
+  /** The route path inside the namespace, e.g. `/customers/5`. */
+  path: string;
+  namespace: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** Parsed body (JSON or form); undefined when none was sent. */
+  body: unknown;
+  /** Set when the body could not be parsed; the route answers 400 in its own envelope. */
+  bodyError: string | null;
+  rawBody: Buffer | null;
+  headers: Record<string, string | string[] | undefined>;
+  ip: string;
+  user: HostUser | null;
+  auth: RestAuth;
+  session: RestSession;
+}
+
+export interface RestResponse {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RestArgSchema {
+  [name: string]: { type?: string | string[]; required?: boolean; description?: string; enum?: unknown[]; [k: string]: unknown };
+}
+
+export interface RestEndpoint {
+  method: HttpMethod;
+  /** Path inside the namespace with `:name` parameters, e.g. `/customers/:customerId`. */
+  path: string;
+  /** Argument schemas shown by the discovery index. */
+  args?: RestArgSchema;
+  /** Parameter patterns shown by the discovery index, e.g. `{customerId: '\\d+'}`. */
+  paramPatterns?: Record<string, string>;
+  handler(request: RestRequest): Promise<RestResponse>;
+}
+
+export interface RestRouter {
+  /** Registers an endpoint; throws if the same method and path is already registered. */
+  register(namespace: string, endpoint: RestEndpoint): void;
+  /** Serves `alias` as a deprecated copy of `namespace` (a `Deprecation` header on every answer). */
+  alias(alias: string, namespace: string): void;
+  namespaces(): string[];
+}
+
+/* ------------------------------------------------------------------ options */
+
+/** Option names and their value types; modules add entries by declaration merging. */
+export interface OptionMap {
+  site_title: string;
+  admin_email: string;
+  timezone: string;
+}
+
+export interface Options {
+  get<K extends keyof OptionMap>(name: K): Promise<OptionMap[K] | undefined>;
+  get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K]): Promise<OptionMap[K]>;
+  set<K extends keyof OptionMap>(name: K, value: OptionMap[K]): Promise<void>;
+  delete(name: keyof OptionMap): Promise<void>;
+}
+
+/* ------------------------------------------------------------------ jobs */
+
+/** Job names and their payloads; modules add entries by declaration merging. */
+export interface JobMap {
+  'host/sessions/prune': Record<string, never>;
+}
+
+export interface JobInfo {
+  id: number;
+  name: string;
+  attempts: number;
+  maxAttempts: number;
+}
+
+export interface JobDefinitionOptions {
+  maxAttempts?: number;
+  /** Base delay of the exponential backoff between attempts. */
+  backoffMs?: number;
+}
+
+export interface EnqueueOptions {
+  /** When to run; default now. */
+  runAt?: Date;
+  delayMs?: number;
+  /** A job with the same unique key is enqueued once. */
+  uniqueKey?: string;
+  maxAttempts?: number;
+}
+
+export interface Jobs {
+  define<N extends keyof JobMap>(name: N, handler: (payload: JobMap[N], job: JobInfo) => Promise<void>, options?: JobDefinitionOptions): void;
+  enqueue<N extends keyof JobMap>(name: N, payload: JobMap[N], options?: EnqueueOptions): Promise<number | null>;
+  /** A recurring job on a cron pattern (croner syntax, UTC). Each occurrence is enqueued once across processes. */
+  schedule<N extends keyof JobMap>(name: N, pattern: string, payload: JobMap[N]): void;
+  /** Claims and runs due jobs once; returns how many ran. */
+  runDue(limit?: number): Promise<number>;
+}
+
+/* ------------------------------------------------------------------ misc */
+
+export interface MailMessage {
+  to: string | string[];
+  subject: string;
+  html?: string;
+  text?: string;
+  from?: string;
+  replyTo?: string;
+  headers?: Record<string, string>;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<{ messageId: string }>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface Logger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+export interface Site {
+  url: string;
+  title: string;
+  admin_email: string;
+  timezone: string;
+}
+
+export interface PluginManifest {
+  name: string;
+  version: string;
+  namespace: string;
+  entry: string;
+  migrations: string;
+  templates: string;
+  permissions: string[];
+  hooks: string;
+}
+
+export interface Host {
+  router: RestRouter;
+  hooks: Hooks;
+  users: Users;
+  nonces: Nonces;
+  db: Knex;
+  options: Options;
+  jobs: Jobs;
+  mailer: Mailer;
+  clock: Clock;
+  logger: Logger;
+  site: Site;
+  /** Absolute paths the plugin may use: its package root (templates, plugin.json) and its data directory. */
+  paths: { pluginRoot: string; dataDir: string };
+  manifest: PluginManifest;
+}
+
+export interface Plugin {
+  register(host: Host): void | Promise<void>;
+}

@@ -1,0 +1,38 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { Mailer, MailMessage, Site } from './contract';
+
+/**
+ * Sends mail through SMTP when a transport URL is configured; otherwise writes each message as an
+ * `.eml` file under `<dataDir>/mail`, so a fresh install never loses mail and needs no mail server.
+ */
+export class HostMailer implements Mailer {
+  private readonly transport: Transporter;
+
+  constructor(
+    private readonly site: Site,
+    private readonly smtpUrl: string | null,
+    private readonly mailDir: string,
+  ) {
+    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  async send(message: MailMessage): Promise<{ messageId: string }> {
+    const info = (await this.transport.sendMail({
+      from: message.from ?? `"${this.site.title.replace(/"/g, '')}" <${this.site.admin_email}>`,
+      to: message.to,
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      replyTo: message.replyTo,
+      headers: message.headers,
+    })) as { messageId: string; message?: Buffer };
+    if (!this.smtpUrl && info.message) {
+      await fs.mkdir(this.mailDir, { recursive: true });
+      const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${info.messageId.replace(/[^a-zA-Z0-9]/g, '').slice(0, 24)}.eml`;
+      await fs.writeFile(path.join(this.mailDir, name), info.message);
+    }
+    return { messageId: info.messageId };
+  }
+}

@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+import type { Clock, OptionMap, Options } from './contract';
+
+interface Cached {
+  value: unknown;
+  loadedAt: number;
+}
+
+/**
+ * Typed key/value settings in the `options` table. Values are JSON. Reads are cached per process for
+ * `ttlMs`, so a change made by another process is seen within that time; writes here are seen at once.
+ */
+export class OptionStore implements Options {
+  private readonly cache = new Map<string, Cached>();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly clock: Clock,
+    private readonly ttlMs = 5000,
+  ) {}
+
+  get<K extends keyof OptionMap>(name: K): Promise<OptionMap[K] | undefined>;
+  get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K]): Promise<OptionMap[K]>;
+  async get<K extends keyof OptionMap>(name: K, fallback?: OptionMap[K]): Promise<OptionMap[K] | undefined> {
+    const now = this.clock.now().getTime();
+    const cached = this.cache.get(name);
+    let value: unknown;
+    if (cached && now - cached.loadedAt < this.ttlMs) {
+      value = cached.value;
+    } else {
+      const row = (await this.db('options').where({ name }).first('value')) as { value: string | null } | undefined;
+      value = row?.value == null ? undefined : JSON.parse(row.value);
+      this.cache.set(name, { value, loadedAt: now });
+    }
+    return value === undefined ? fallback : (value as OptionMap[K]);
+  }
+
+  async set<K extends keyof OptionMap>(name: K, value: OptionMap[K]): Promise<void> {
+    await this.db('options').insert({ name, value: JSON.stringify(value) }).onConflict('name').merge(['value']);
+    this.cache.set(name, { value, loadedAt: this.clock.now().getTime() });
+  }
+
+  async delete(name: keyof OptionMap): Promise<void> {
+    await this.db('options').where({ name }).delete();
+    this.cache.delete(name);
+  }
+}

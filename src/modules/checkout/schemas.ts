@@ -1,0 +1,7 @@
+import { Type } from '@sinclair/typebox';
+
+export const LoginBody = Type.Object({
+  user_login: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  remember_me: Type.Optional(Type.String()),
+});
