@@ -17,6 +17,10 @@ export interface RateLimitRule {
   exempt?: (ctx: Ctx) => boolean;
 }
 
+function tooMany(state: RateLimiterRes): Error {
+  return fail('rate_limited', undefined, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))) } });
+}
+
 export function callerKey(ctx: Ctx): string {
   return ctx.user ? `user:${ctx.user.id}` : `ip:${ctx.ip}`;
 }
@@ -36,11 +40,14 @@ export class RateLimits {
     try {
       await this.limiter(rule).consume((rule.key ?? callerKey)(ctx));
     } catch (error) {
-      if (error instanceof RateLimiterRes) {
-        throw fail('rate_limited', undefined, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))) } });
-      }
-      throw error;
+      throw error instanceof RateLimiterRes ? tooMany(error) : error;
     }
+  }
+
+  /** Refuses with 429 when the budget is already spent, without counting this request. */
+  async check(ctx: Ctx, rule: RateLimitRule): Promise<void> {
+    const state = await this.limiter(rule).get((rule.key ?? callerKey)(ctx));
+    if (state && state.consumedPoints >= rule.points) throw tooMany(state);
   }
 
   /** Forgets a caller's counter (e.g. after a successful login). */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { HostRuntime } from './app';
 import { boot } from './bootstrap';
-import { readConfig } from './config';
+import { readConfig, type HostConfig } from './config';
 import { reportFatal } from './fatal';
 import { UserError } from './users';
 
@@ -52,7 +52,8 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-async function main(argv: string[]): Promise<void> {
+/** Runs one CLI command; returns the exit code and the lines to print. */
+export async function runCli(argv: string[], config: HostConfig = readConfig()): Promise<{ code: number; output: string[] }> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -60,16 +61,20 @@ async function main(argv: string[]): Promise<void> {
   });
   const name = positionals.join(' ');
   const command = COMMANDS[name];
-  if (!command) {
-    console.error(name ? `unknown command "${name}"\n${USAGE}` : USAGE);
-    process.exit(2);
-  }
-  const runtime = await boot({ ...readConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' });
+  if (!command) return { code: 2, output: [name ? `unknown command "${name}"` : 'no command given', USAGE] };
+  const runtime = await boot(config);
   try {
-    console.log((await command(runtime, values)).join('\n'));
+    return { code: 0, output: await command(runtime, values) };
   } finally {
     await runtime.close();
   }
 }
 
-main(process.argv.slice(2)).catch(reportFatal);
+if (require.main === module) {
+  runCli(process.argv.slice(2), { ...readConfig(), logLevel: process.env.LOG_LEVEL ?? 'warn' })
+    .then(({ code, output }) => {
+      (code === 0 ? console.log : console.error)(output.join('\n'));
+      process.exitCode = code;
+    })
+    .catch(reportFatal);
+}

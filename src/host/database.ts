@@ -74,7 +74,13 @@ export async function openDatabase(url: string): Promise<Knex> {
             },
           },
         })
-      : knex({ client: 'mysql2', connection: parsed.connection, pool: { min: 0, max: 10 } });
+      : knex({
+          client: 'mysql2',
+          connection: parsed.connection,
+          pool: { min: 0, max: 10 },
+          // Connection failures surface as thrown errors, reported once by the caller; knex would also print them.
+          log: { error: () => undefined },
+        });
   try {
     await db.raw('select 1');
   } catch (error) {

@@ -20,7 +20,7 @@ export class HostMailer implements Mailer {
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
     const info = (await this.transport.sendMail({
-      from: message.from ?? `"${this.site.title.replace(/"/g, '')}" <${this.site.admin_email}>`,
+      from: message.from ?? { name: this.site.title, address: this.site.admin_email },
       to: message.to,
       subject: message.subject,
       html: message.html,

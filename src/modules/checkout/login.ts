@@ -18,6 +18,7 @@ export async function login(ctx: Ctx, input: Static<typeof LoginBody>): Promise<
   if (!input.password) throw fail('missing_password');
 
   const limit = failedLogins(userLogin);
+  await ctx.limits.check(ctx, limit);
   const user = await ctx.host.users.verifyPassword(userLogin, input.password);
   if (!user) {
     await ctx.limits.consume(ctx, limit);
