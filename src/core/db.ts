@@ -6,14 +6,17 @@ export function dialect(db: Knex | Knex.Transaction): Dialect {
   return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
 }
 
-/** Escapes LIKE wildcards so search text matches literally. */
+/**
+ * Escapes LIKE wildcards so search text matches literally. The escape character is `!`, not a backslash:
+ * a backslash inside a SQL string literal means different things to SQLite and MySQL.
+ */
 export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
 /** `column LIKE %text%` with wildcards in the text taken literally, on both dialects. */
 export function whereContains(query: Knex.QueryBuilder, column: string, text: string): Knex.QueryBuilder {
-  return query.whereRaw(`?? like ? escape '\\'`, [column, `%${escapeLike(text)}%`]);
+  return query.whereRaw(`?? like ? escape '!'`, [column, `%${escapeLike(text)}%`]);
 }
 
 /** The id of a row just inserted (`[id]` on SQLite, `[insertId]` on MySQL). */

@@ -30,25 +30,39 @@ export function parseDecimalToCents(input: unknown, decimals = 2): Cents | null 
   const digits = `${whole}${fraction.padEnd(decimals, '0')}`.replace(/^0+(?=\d)/, '');
   const value = Number(digits);
   if (!Number.isSafeInteger(value)) return null;
-  return cents(sign === '-' ? -value : value);
+  // "-0" and "-0.00" are zero, not negative zero.
+  return cents(sign === '-' && value !== 0 ? -value : value);
 }
 
 /** Cents as a plain decimal string: 1234 → "12.34", -5 → "-0.05". */
 export function centsToDecimal(amount: Cents | number, decimals = 2): string {
+  if (!Number.isSafeInteger(amount)) throw new RangeError(`cents must be a safe integer, got ${amount}`);
   const negative = amount < 0;
   const digits = String(Math.abs(amount)).padStart(decimals + 1, '0');
   const text = decimals ? `${digits.slice(0, -decimals)}.${digits.slice(-decimals)}` : digits;
   return negative ? `-${text}` : text;
 }
 
-/** Splits an integer amount into parts proportional to weights, the remainder going to the largest fractions. */
+/**
+ * Splits an integer amount into parts proportional to non-negative integer weights; the parts always sum to
+ * `total`. The remainder goes one cent at a time to the largest fractions (ties: the earlier part). A negative
+ * total is split like its absolute value, then negated. When every weight is 0 the amount is split evenly.
+ */
 export function allocate(total: Cents | number, weights: number[]): Cents[] {
-  const sum = weights.reduce((a, b) => a + b, 0);
-  if (sum === 0) return weights.map(() => cents(0));
-  const raw = weights.map((w) => (BigInt(total) * BigInt(w)) / BigInt(sum));
-  let remainder = BigInt(total) - raw.reduce((a, b) => a + b, 0n);
-  const order = weights
-    .map((w, i) => ({ i, frac: (BigInt(total) * BigInt(w)) % BigInt(sum) }))
+  if (!Number.isSafeInteger(total)) throw new RangeError(`allocate: total must be a safe integer, got ${total}`);
+  if (weights.some((w) => !Number.isSafeInteger(w) || w < 0)) throw new RangeError('allocate: weights must be non-negative integers');
+  if (weights.length === 0) {
+    if (total === 0) return [];
+    throw new RangeError('allocate: no weights to split a non-zero amount over');
+  }
+  if (total < 0) return allocate(-total, weights).map((part) => cents(part === 0 ? 0 : -part));
+  const effective = weights.every((w) => w === 0) ? weights.map(() => 1) : weights;
+  const sum = effective.reduce((a, b) => a + BigInt(b), 0n);
+  const amount = BigInt(total);
+  const raw = effective.map((w) => (amount * BigInt(w)) / sum);
+  let remainder = amount - raw.reduce((a, b) => a + b, 0n);
+  const order = effective
+    .map((w, i) => ({ i, frac: (amount * BigInt(w)) % sum }))
     .sort((a, b) => (b.frac > a.frac ? 1 : b.frac < a.frac ? -1 : a.i - b.i));
   for (const { i } of order) {
     if (remainder <= 0n) break;

@@ -52,9 +52,25 @@ export function pageOf<T>(data: T[], total: number, page: number, perPage: numbe
   };
 }
 
-/** Runs a list query as one page: a count over the same filters, then the rows of that page. */
+type Statement = { grouping: string; distinct?: boolean; distinctOn?: boolean };
+
+/** Whether the rows of a query are groups or distinct values, which `count(*)` over its table would miscount. */
+function countsGroups(query: Knex.QueryBuilder): boolean {
+  const statements = (query as unknown as { _statements?: Statement[] })._statements ?? [];
+  return statements.some(
+    (s) => s.grouping === 'group' || s.grouping === 'having' || s.grouping === 'union' || (s.grouping === 'columns' && (s.distinct || s.distinctOn)),
+  );
+}
+
+/**
+ * Runs a list query as one page: a count over the same filters, then the rows of that page. A grouped or
+ * `distinct` query is counted as a subquery (one per group / distinct row); a `limit`/`offset` already on the
+ * query is ignored by the count and replaced for the rows.
+ */
 export async function paginate<Row>(query: Knex.QueryBuilder, page: number, perPage: number): Promise<Page<Row>> {
-  const counted = (await query.clone().clearSelect().clearOrder().count({ total: '*' }).first()) as { total: number | string } | undefined;
+  const base = query.clone().clear('order').clear('limit').clear('offset');
+  const counter = countsGroups(query) ? query.client.queryBuilder().count({ total: '*' }).from(base.as('page_count')) : base.clearSelect().count({ total: '*' });
+  const counted = (await counter.first()) as { total: number | string } | undefined;
   const total = Number(counted?.total ?? 0);
   const rows = (await query.clone().limit(perPage).offset((page - 1) * perPage)) as Row[];
   return pageOf(rows, total, page, perPage);

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { whereContains } from './db';
+import { localDayRange, zonedToUtc } from './time';
 
 export type SearchOperator = '=' | '!=' | '>' | '<' | '>=' | '<=' | 'between' | 'contains' | 'not_contains';
 
@@ -57,7 +58,8 @@ export function parseSearch(input: unknown): SearchTerm {
     const operator = OPERATORS[condition[2]];
     const value = unquote(condition[3]);
     if (operator === 'between') {
-      const range = splitRange(value);
+      // Split before unquoting: `"2024-01-01" - "2024-02-01"` is two quoted ends, not one quoted value.
+      const range = splitRange(condition[3].trim()) ?? splitRange(value);
       if (range) return { kind: 'condition', column: condition[1].toLowerCase(), operator, value: range[0], to: range[1], raw: text };
     } else if (value !== '') {
       return { kind: 'condition', column: condition[1].toLowerCase(), operator, value, raw: text };
@@ -83,14 +85,75 @@ export interface SearchSpec {
   text(query: Knex.QueryBuilder, text: string): void;
 }
 
-function valueFits(kind: ColumnKind, value: string): boolean {
-  if (kind === 'integer') return /^-?\d+$/.test(value);
-  if (kind === 'date') return /^\d{4}-\d{2}-\d{2}( \d{2}:\d{2}(:\d{2})?)?$/.test(value);
+function valueFits(kind: ColumnKind, value: string, operator: SearchOperator): boolean {
+  // `~`/`!~` on a date column is a text match on the stored `YYYY-MM-DD HH:MM:SS` (`created_at ~ 2024-01`).
+  if (kind === 'date' && (operator === 'contains' || operator === 'not_contains')) return true;
+  // Integers beyond 2^53 would be rounded on their way to SQL and match a neighbouring id.
+  if (kind === 'integer') return /^-?\d+$/.test(value) && Number.isSafeInteger(Number(value));
+  if (kind === 'date') return dateBounds(value, 'UTC') !== null;
   return true;
 }
 
-/** Applies a parsed term to a query; values only ever reach SQL as bindings. */
-export function applySearch(query: Knex.QueryBuilder, term: SearchTerm, spec: SearchSpec): void {
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?$/;
+
+/**
+ * The UTC instants a date value stands for: a bare date is the whole local day in `zone` (first and last
+ * second), a date-time is one instant. Null when the value is not a real date.
+ */
+function dateBounds(value: string, zone: string): [string, string] | null {
+  try {
+    if (DATE_ONLY.test(value)) return localDayRange(value, value, zone);
+    if (DATE_TIME.test(value)) {
+      const instant = zonedToUtc(value, zone);
+      return [instant, instant];
+    }
+  } catch {
+    // not a real calendar date (2024-02-30)
+  }
+  return null;
+}
+
+function applyDate(query: Knex.QueryBuilder, column: string, term: Extract<SearchTerm, { kind: 'condition' }>, zone: string): void {
+  if (term.operator === 'contains' || term.operator === 'not_contains') {
+    // a text match on the stored UTC text, `created_at ~ 2024-01`
+    if (term.operator === 'contains') whereContains(query, column, term.value);
+    else query.whereNot((q) => whereContains(q, column, term.value));
+    return;
+  }
+  const [start, end] = dateBounds(term.value, zone)!;
+  switch (term.operator) {
+    case 'between':
+      query.whereBetween(column, [start, dateBounds(term.to!, zone)![1]]);
+      break;
+    case '=':
+      query.whereBetween(column, [start, end]);
+      break;
+    case '!=':
+      query.whereNotBetween(column, [start, end]);
+      break;
+    case '>':
+      query.where(column, '>', end);
+      break;
+    case '>=':
+      query.where(column, '>=', start);
+      break;
+    case '<':
+      query.where(column, '<', start);
+      break;
+    case '<=':
+      query.where(column, '<=', end);
+      break;
+  }
+}
+
+/**
+ * Applies a parsed term to a query; values only ever reach SQL as bindings. A condition on a column outside the
+ * allowlist, or with a value the column cannot hold (text for an integer column), becomes a free-text search of
+ * the whole term. On `date` columns a bare date means the whole day in `zone` (the caller's `user_tz`), so
+ * `created_at = 2024-01-15` matches that day and `created_at :: 2024-01-01 - 2024-01-31` includes January 31.
+ */
+export function applySearch(query: Knex.QueryBuilder, term: SearchTerm, spec: SearchSpec, zone = 'UTC'): void {
   if (term.kind === 'empty') return;
   if (term.kind === 'id') {
     query.where(spec.idColumn, term.id);
@@ -101,9 +164,13 @@ export function applySearch(query: Knex.QueryBuilder, term: SearchTerm, spec: Se
     return;
   }
   const target = spec.columns[term.column];
-  const fits = target && valueFits(target.kind, term.value) && (term.to === undefined || valueFits(target.kind, term.to));
+  const fits = target && valueFits(target.kind, term.value, term.operator) && (term.to === undefined || valueFits(target.kind, term.to, term.operator));
   if (!target || !fits) {
     spec.text(query, term.raw);
+    return;
+  }
+  if (target.kind === 'date') {
+    applyDate(query, target.column, term, zone);
     return;
   }
   const cast = (v: string) => (target.kind === 'integer' ? Number(v) : v);

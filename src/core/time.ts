@@ -36,23 +36,52 @@ function offsetMinutes(zone: string, at: Date): number {
   return Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60000);
 }
 
-/**
- * A wall-clock time in `zone` (`YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`) as a UTC timestamp: how `user_tz`
- * shifts date filters. Unknown zones are treated as UTC.
- */
-export function zonedToUtc(local: string, zone = 'UTC'): string {
-  const text = /^\d{4}-\d{2}-\d{2}$/.test(local) ? `${local} 00:00:00` : local;
-  const asUtc = fromTimestamp(text);
-  if (Number.isNaN(asUtc.getTime())) throw new RangeError(`not a date: ${local}`);
-  if (!isTimeZone(zone) || zone === 'UTC') return toTimestamp(asUtc);
-  const first = new Date(asUtc.getTime() - offsetMinutes(zone, asUtc) * 60000);
-  const settled = new Date(asUtc.getTime() - offsetMinutes(zone, first) * 60000);
-  return toTimestamp(settled);
+const LOCAL = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/** A wall-clock `YYYY-MM-DD[ HH:MM[:SS]]` read as if it were UTC; null when it is not a real calendar time. */
+function parseWallClock(local: string): Date | null {
+  const m = LOCAL.exec(local);
+  if (!m) return null;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1).map((part) => (part === undefined ? undefined : Number(part))) as number[];
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  date.setUTCFullYear(year); // Date.UTC maps years 0-99 to 1900-1999
+  const real =
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second;
+  return real ? date : null;
 }
 
-/** The UTC range covering whole local days `from`..`to` (inclusive) in `zone`. */
+/**
+ * A wall-clock time in `zone` (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM` or `YYYY-MM-DD HH:MM:SS`) as a UTC timestamp: how
+ * `user_tz` shifts date filters. Unknown zones are treated as UTC. A time that occurs twice (clocks going back)
+ * gives the earlier instant; a time that does not exist (clocks going forward) is moved forward by the gap, so
+ * a day that starts at 01:00 because of a midnight DST change starts there, not in the previous day. A string that
+ * is not a real calendar time (`2024-02-30`) throws a RangeError.
+ */
+export function zonedToUtc(local: string, zone = 'UTC'): string {
+  const asUtc = typeof local === 'string' ? parseWallClock(local.trim()) : null;
+  if (!asUtc) throw new RangeError(`not a date: ${local}`);
+  if (!isTimeZone(zone) || zone === 'UTC') return toTimestamp(asUtc);
+  const wall = asUtc.getTime();
+  const day = 24 * 3600 * 1000;
+  const before = offsetMinutes(zone, new Date(wall - day));
+  const after = offsetMinutes(zone, new Date(wall + day));
+  const candidates = [...new Set([before, after])]
+    .map((offset) => wall - offset * 60000)
+    .filter((instant) => wall - offsetMinutes(zone, new Date(instant)) * 60000 === instant);
+  // No candidate: the time falls in a gap; read it with the offset in force before the change.
+  const instant = candidates.length ? Math.min(...candidates) : wall - before * 60000;
+  return toTimestamp(new Date(instant));
+}
+
+/** The UTC range covering whole local days `from`..`to` (inclusive) in `zone`; only the date part of each is used. */
 export function localDayRange(from: string, to: string, zone = 'UTC'): [string, string] {
-  const nextDay = fromTimestamp(`${to.slice(0, 10)} 00:00:00`);
+  const nextDay = typeof to === 'string' ? parseWallClock(to.slice(0, 10)) : null;
+  if (!nextDay) throw new RangeError(`not a date: ${to}`);
   nextDay.setUTCDate(nextDay.getUTCDate() + 1);
   const end = fromTimestamp(zonedToUtc(toTimestamp(nextDay), zone));
   return [zonedToUtc(from.slice(0, 10), zone), toTimestamp(new Date(end.getTime() - 1000))];

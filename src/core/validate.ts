@@ -8,7 +8,7 @@ import { fail, type FieldErrors } from './errors';
  * e.g. `Type.String({ messages: { required: 'Transaction ID is required' } })`.
  */
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: true, allowUnionTypes: true });
+  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: true, allowUnionTypes: true });
   addFormats(ajv, ['email', 'date', 'date-time', 'uri', 'uuid']);
   ajv.addKeyword({ keyword: 'messages', metaSchema: { type: 'object', additionalProperties: { type: 'string' } } });
   return ajv;
@@ -38,6 +38,8 @@ function rule(error: ErrorObject): string {
     case 'maxItems':
       return 'max';
     case 'minLength':
+      // An empty string where at least one character is needed is a missing value, as the message says.
+      return (error.params as { limit?: number }).limit === 1 ? 'required' : 'min';
     case 'minimum':
     case 'minItems':
       return 'min';
@@ -58,7 +60,7 @@ function message(error: ErrorObject, field: string, ruleName: string): string {
     case 'required':
       return `The ${name} field is required.`;
     case 'type':
-      return ruleName === 'numeric' ? `The ${name} field must be a number.` : `The ${name} field must be ${ruleName === 'integer' ? 'an' : 'a'} ${ruleName === 'array' ? 'array' : ruleName}.`;
+      return ruleName === 'numeric' ? `The ${name} field must be a number.` : `The ${name} field must be ${/^[aeiou]/.test(ruleName) ? 'an' : 'a'} ${ruleName}.`;
     case 'format':
       return ruleName === 'email' ? `The ${name} field must be a valid email address.` : `The ${name} field must be a valid ${ruleName}.`;
     case 'maxLength':
@@ -83,22 +85,34 @@ function message(error: ErrorObject, field: string, ruleName: string): string {
   }
 }
 
-/** ajv errors → `{field: {rule: message}}`, the first error of each field, custom messages from the schema. */
+type MessageSchema = { messages?: Record<string, string>; properties?: Record<string, { messages?: Record<string, string> }> };
+
+/**
+ * ajv errors → `{field: {rule: message}}`, the first error of each field, custom messages from the schema. A union
+ * (`Type.Union([Type.Literal('a'), Type.Literal('b')], { messages })`) reports its branches' errors first, so the
+ * union's own `messages` are consulted when the failing branch has none.
+ */
 export function toFieldErrors(errors: ErrorObject[], prefix = ''): FieldErrors {
   const out: FieldErrors = {};
+  const unions = new Map<string, MessageSchema>();
+  for (const error of errors) {
+    if ((error.keyword === 'anyOf' || error.keyword === 'oneOf') && error.parentSchema) unions.set(error.instancePath, error.parentSchema as MessageSchema);
+  }
   for (const error of errors) {
     let path = error.instancePath.split('/').filter(Boolean);
-    let schema = error.parentSchema as { messages?: Record<string, string>; properties?: Record<string, { messages?: Record<string, string> }> } | undefined;
+    let schema = error.parentSchema as MessageSchema | undefined;
+    let union: MessageSchema | undefined = unions.get(error.instancePath);
     if (error.keyword === 'required') {
       const missing = (error.params as { missingProperty: string }).missingProperty;
       path = [...path, missing];
       schema = schema?.properties?.[missing];
+      union = undefined;
     }
     if (error.keyword === 'anyOf' && errors.some((e) => e !== error && e.instancePath === error.instancePath)) continue;
     const field = [prefix, ...path].filter(Boolean).join('.') || prefix || 'body';
     if (out[field]) continue;
     const ruleName = rule(error);
-    out[field] = { [ruleName]: schema?.messages?.[error.keyword === 'minLength' && (error.params as { limit: number }).limit === 1 ? 'required' : ruleName] ?? message(error, field, ruleName) };
+    out[field] = { [ruleName]: schema?.messages?.[ruleName] ?? union?.messages?.[ruleName] ?? message(error, field, ruleName) };
   }
   return out;
 }

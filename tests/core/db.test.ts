@@ -28,18 +28,21 @@ describe('core/db helpers', () => {
 
   it.each([
     ['plain', 'plain'],
-    ['100%', '100\\%'],
-    ['a_b', 'a\\_b'],
-    ['back\\slash', 'back\\\\slash'],
+    ['100%', '100!%'],
+    ['a_b', 'a!_b'],
+    ['wow!', 'wow!!'],
+    ['back\\slash', 'back\\slash'],
   ])('escapeLike(%j) = %j', (input, expected) => {
     expect(escapeLike(input)).toBe(expected);
   });
 
   it('whereContains takes %, _ and quotes literally', async () => {
-    await database.db('things').insert([{ name: '100% cotton' }, { name: '1000 cotton' }, { name: "O'Brien_x" }, { name: "OXBrienYx" }]);
+    await database.db('things').insert([{ name: '100% cotton' }, { name: '1000 cotton' }, { name: "O'Brien_x" }, { name: 'OXBrienYx' }, { name: 'C:\\dir' }, { name: 'Hey!' }]);
     const names = async (text: string) => (await whereContains(database.db('things').select('name'), 'name', text).orderBy('id')).map((r: { name: string }) => r.name);
     expect(await names('100%')).toEqual(['100% cotton']);
     expect(await names("O'Brien_")).toEqual(["O'Brien_x"]);
+    expect(await names('C:\\d')).toEqual(['C:\\dir']);
+    expect(await names('y!')).toEqual(['Hey!']);
   });
 
   it.each([
