@@ -32,6 +32,21 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 const DEFAULT_BACKOFF_MS = 30_000;
 /** A job still `running` this long after it was claimed belongs to a worker that died; it is retried. */
 const STALE_AFTER_MS = 15 * 60 * 1000;
+/** Lock conflicts after which a short statement or the claim transaction is simply tried again. */
+const LOCK_CONFLICTS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+
+/** Runs `work` again (a few times, after a short pause) when MySQL picked it as a deadlock victim. */
+async function retryOnLockConflict<T>(work: () => Promise<T>, tries = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= tries || typeof code !== 'string' || !LOCK_CONFLICTS.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 20));
+    }
+  }
+}
 
 /**
  * The job queue: a `jobs` table polled by a worker loop. Claiming marks rows with a per-claim token in
@@ -130,43 +145,73 @@ export class JobQueue implements Jobs {
     const now = this.clock.now();
     const nowSql = sqlTimestamp(now);
     const token = `${this.workerId}:${++this.claims}`;
-    await this.db('jobs')
-      .where({ status: 'running' })
-      .andWhere('locked_at', '<', sqlTimestamp(new Date(now.getTime() - STALE_AFTER_MS)))
-      .update({ status: 'pending', locked_by: null, locked_at: null });
+    const mysql = dialectOf(this.db) === 'mysql';
+    // Stale rows are found with a plain read and reset by primary key: a range UPDATE over every `running`
+    // row on each poll took next-key locks on MySQL and deadlocked with other workers' claims and completions.
+    const staleBefore = sqlTimestamp(new Date(now.getTime() - STALE_AFTER_MS));
+    const stale = ((await this.db('jobs').where({ status: 'running' }).andWhere('locked_at', '<', staleBefore).select('id')) as Array<{ id: number }>).map((r) => r.id);
+    if (stale.length) {
+      await retryOnLockConflict(() =>
+        this.db('jobs')
+          .whereIn('id', stale)
+          .andWhere({ status: 'running' })
+          .andWhere('locked_at', '<', staleBefore)
+          .update({ status: 'pending', locked_by: null, locked_at: null }),
+      );
+    }
 
-    await this.db.transaction(async (trx) => {
-      const candidates = trx('jobs').where({ status: 'pending' }).andWhere('run_at', '<=', nowSql).orderBy(['run_at', 'id']).limit(limit).select('id');
-      if (dialectOf(this.db) === 'mysql') candidates.forUpdate().skipLocked();
-      const ids = ((await candidates) as Array<{ id: number }>).map((r) => r.id);
-      if (!ids.length) return;
-      await trx('jobs')
-        .whereIn('id', ids)
-        .andWhere({ status: 'pending' })
-        .update({ status: 'running', locked_by: token, locked_at: nowSql, attempts: trx.raw('attempts + 1') });
-    });
+    // READ COMMITTED on MySQL: row locks only, no gap locks, so concurrent claims and status updates
+    // (which move rows within the (status, run_at) index) do not deadlock.
+    await retryOnLockConflict(() =>
+      this.db.transaction(
+        async (trx) => {
+          const candidates = trx('jobs').where({ status: 'pending' }).andWhere('run_at', '<=', nowSql).orderBy(['run_at', 'id']).limit(limit).select('id');
+          if (mysql) candidates.forUpdate().skipLocked();
+          const ids = ((await candidates) as Array<{ id: number }>).map((r) => r.id);
+          if (!ids.length) return;
+          await trx('jobs')
+            .whereIn('id', ids)
+            .andWhere({ status: 'pending' })
+            .update({ status: 'running', locked_by: token, locked_at: nowSql, attempts: trx.raw('attempts + 1') });
+        },
+        mysql ? { isolationLevel: 'read committed' } : {},
+      ),
+    );
     return (await this.db('jobs').where({ locked_by: token, status: 'running' }).orderBy(['run_at', 'id']).select('id', 'name', 'payload', 'attempts', 'max_attempts')) as JobRow[];
   }
 
   private async execute(job: JobRow): Promise<void> {
     const id = Number(job.id);
     const definition = this.definitions.get(job.name);
+    let failed = false;
+    let error: unknown;
     try {
       if (!definition) throw new Error(`no handler is defined for job "${job.name}"`);
       await definition.handler(JSON.parse(job.payload) as never, { id, name: job.name, attempts: job.attempts, maxAttempts: job.max_attempts });
-      await this.db('jobs').where({ id }).update({ status: 'done', finished_at: sqlTimestamp(this.clock.now()), locked_by: null, last_error: null });
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const retry = job.attempts < job.max_attempts;
-      const backoff = (definition?.backoffMs ?? DEFAULT_BACKOFF_MS) * 2 ** (job.attempts - 1);
-      this.logger.warn({ err: error, job: job.name, id, attempt: job.attempts }, retry ? 'job failed; will retry' : 'job failed for good');
-      await this.db('jobs')
+    } catch (caught) {
+      failed = true;
+      error = caught;
+    }
+    // Recording the outcome is outside the handler's try: a database error here must not count as a
+    // failure of a handler that succeeded (that re-ran the job).
+    if (!failed) {
+      await retryOnLockConflict(() =>
+        this.db('jobs').where({ id }).update({ status: 'done', finished_at: sqlTimestamp(this.clock.now()), locked_by: null, last_error: null }),
+      );
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const retry = job.attempts < job.max_attempts;
+    const backoff = (definition?.backoffMs ?? DEFAULT_BACKOFF_MS) * 2 ** (job.attempts - 1);
+    this.logger.warn({ err: error, job: job.name, id, attempt: job.attempts }, retry ? 'job failed; will retry' : 'job failed for good');
+    await retryOnLockConflict(() =>
+      this.db('jobs')
         .where({ id })
         .update(
           retry
             ? { status: 'pending', run_at: sqlTimestamp(new Date(this.clock.now().getTime() + backoff)), locked_by: null, locked_at: null, last_error: message }
             : { status: 'failed', finished_at: sqlTimestamp(this.clock.now()), locked_by: null, last_error: message },
-        );
-    }
+        ),
+    );
   }
 }
