@@ -1,14 +1,71 @@
 /**
  * The public catalogue of the store's hooks: every `store/...` action and filter with its arguments.
  * Extension authors import this file for the types; `hooks/HOOKS.md` is generated from it
- * (`npm run hooks:doc`). Entries are grouped by resource; each has a one-line description.
+ * (`npm run hooks:doc`). Actions fire after the database commit. Each entry has a one-line description.
  */
 import type { HostUser } from '../src/host/contract';
+import type { Activity } from '../src/modules/activities/types';
+import type { Coupon } from '../src/modules/coupons/types';
+import type { Label } from '../src/modules/labels/types';
+import type { Category, Product, Variation } from '../src/modules/products/types';
+import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
+import type { StoreSettings } from '../src/modules/settings/types';
+import type { ShippingMethod, ShippingZone } from '../src/modules/shipping/types';
 
 declare module '../src/host/contract' {
   interface ActionMap {
     /** A customer logged in through `POST /user/login`. */
     'store/user/logged_in': [user: HostUser];
+    /** A product was created (with its variations). */
+    'store/product/created': [product: Product];
+    /** A product was changed; the second argument is the product before the change. */
+    'store/product/updated': [product: Product, previous: Product];
+    /** A product and its variations were deleted. */
+    'store/product/deleted': [product: Product];
+    /** A variation was added to a product. */
+    'store/variation/created': [variation: Variation];
+    /** A variation was changed; the second argument is the variation before the change. */
+    'store/variation/updated': [variation: Variation, previous: Variation];
+    /** A variation was deleted. */
+    'store/variation/deleted': [variation: Variation];
+    /** A managed variation's stock quantity changed. */
+    'store/variation/stock_changed': [variation: Variation, previousQuantity: number];
+    /** A product category was created. */
+    'store/category/created': [category: Category];
+    /** A product category was changed. */
+    'store/category/updated': [category: Category, previous: Category];
+    /** A product category was deleted. */
+    'store/category/deleted': [category: Category];
+    /** A coupon was created. */
+    'store/coupon/created': [coupon: Coupon];
+    /** A coupon was changed; the second argument is the coupon before the change. */
+    'store/coupon/updated': [coupon: Coupon, previous: Coupon];
+    /** A coupon was deleted. */
+    'store/coupon/deleted': [coupon: Coupon];
+    /** A shipping zone was created. */
+    'store/shipping_zone/created': [zone: ShippingZone];
+    /** A shipping zone was changed. */
+    'store/shipping_zone/updated': [zone: ShippingZone, previous: ShippingZone];
+    /** A shipping zone and its methods were deleted. */
+    'store/shipping_zone/deleted': [zone: ShippingZone];
+    /** A shipping method was created. */
+    'store/shipping_method/created': [method: ShippingMethod];
+    /** A shipping method was changed. */
+    'store/shipping_method/updated': [method: ShippingMethod, previous: ShippingMethod];
+    /** A shipping method was deleted. */
+    'store/shipping_method/deleted': [method: ShippingMethod];
+    /** A label was created. */
+    'store/label/created': [label: Label];
+    /** A label was changed. */
+    'store/label/updated': [label: Label, previous: Label];
+    /** A label was deleted (and detached from everything it labelled). */
+    'store/label/deleted': [label: Label];
+    /** An activity-log entry was written. */
+    'store/activity/created': [activity: Activity];
+    /** The store settings were saved; the second argument is the settings before. */
+    'store/settings/updated': [settings: StoreSettings, previous: StoreSettings];
+    /** The payment settings were saved (secrets are never passed, only whether they are set). */
+    'store/payment_settings/updated': [settings: PublicPaymentSettings];
   }
 
   interface FilterMap {
@@ -16,6 +73,10 @@ declare module '../src/host/contract' {
     'store/user/can': [allowed: boolean, context: { user: HostUser; permission: string }];
     /** Where the browser goes after a successful `POST /user/login`. */
     'store/user/login_redirect': [url: string, context: { user: HostUser }];
+    /** Whether the subscription vendor-id endpoints are enabled (the store setting is the default). */
+    'store/subscription/vendor_id_editing_enabled': [enabled: boolean];
+    /** The shipping methods offered for a destination, after zone matching and pricing. */
+    'store/shipping/available_methods': [methods: ShippingMethod[], context: { country: string; state: string }];
   }
 }
 

@@ -1,12 +1,29 @@
 import type { Host } from './host/contract';
 import { RateLimits } from './core/ratelimit';
 import { registerStoreRoles } from './core/roles';
-import { mountRoutes } from './core/routes';
+import { mountRoutes, type RouteDef } from './core/routes';
+import { activityRoutes } from './modules/activities/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
+import { couponRoutes } from './modules/coupons/routes';
+import { labelRoutes } from './modules/labels/routes';
+import { productRoutes } from './modules/products/routes';
+import { settingsRoutes } from './modules/settings/routes';
+import { shippingRoutes } from './modules/shipping/routes';
 import '../hooks';
+
+/** Every route of the store, module by module. */
+export const storeRoutes: RouteDef[] = [
+  ...checkoutRoutes,
+  ...settingsRoutes,
+  ...productRoutes,
+  ...couponRoutes,
+  ...shippingRoutes,
+  ...labelRoutes,
+  ...activityRoutes,
+];
 
 /** The composition root: everything the store adds to the host. */
 export function register(host: Host): void {
   registerStoreRoles(host.users.roles);
-  mountRoutes(host, host.manifest.namespace, [...checkoutRoutes], { limits: new RateLimits(host.db) });
+  mountRoutes(host, host.manifest.namespace, storeRoutes, { limits: new RateLimits(host.db) });
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock, Host, HostUser, Hooks, RestAuth, RestSession } from '../host/contract';
+import { withTx, type AfterCommit } from './db';
 import type { Permission } from './permissions';
 import type { RateLimits } from './ratelimit';
 import { isTimeZone } from './time';
@@ -53,4 +54,25 @@ export function createCtx(host: Host, source: CtxSource, limits: RateLimits): Ct
     limits,
     host,
   };
+}
+
+/** Runs `work` in one transaction; `afterCommit` callbacks (hooks) run once it has committed, failures logged. */
+export function transaction<T>(ctx: Ctx, work: (trx: Knex.Transaction, afterCommit: AfterCommit) => Promise<T>): Promise<T> {
+  return withTx(ctx.db, work, (error) => ctx.host.logger.error({ err: error }, 'after-commit callback failed'));
+}
+
+const NO_AUTH: RestAuth = { method: null, sessionToken: null, sessionUserId: null, nonce: null, nonceValid: false };
+const NO_SESSION: RestSession = {
+  login: () => Promise.reject(new Error('no session outside a request')),
+  logout: () => Promise.resolve(),
+  ensure: () => Promise.resolve(null),
+};
+
+/**
+ * A context outside any request (CLI commands, jobs, the demo seeder): acting as `user` when given (with that
+ * user's permissions), otherwise as the system, which may do everything.
+ */
+export function systemCtx(host: Host, limits: RateLimits, user: HostUser | null = null): Ctx {
+  const ctx = createCtx(host, { user, ip: '', auth: NO_AUTH, session: NO_SESSION, query: {} }, limits);
+  return user ? ctx : { ...ctx, can: () => true };
 }

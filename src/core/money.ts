@@ -61,9 +61,7 @@ export function allocate(total: Cents | number, weights: number[]): Cents[] {
   const amount = BigInt(total);
   const raw = effective.map((w) => (amount * BigInt(w)) / sum);
   let remainder = amount - raw.reduce((a, b) => a + b, 0n);
-  const order = effective
-    .map((w, i) => ({ i, frac: (amount * BigInt(w)) % sum }))
-    .sort((a, b) => (b.frac > a.frac ? 1 : b.frac < a.frac ? -1 : a.i - b.i));
+  const order = effective.map((w, i) => ({ i, frac: (amount * BigInt(w)) % sum })).sort((a, b) => (b.frac > a.frac ? 1 : b.frac < a.frac ? -1 : a.i - b.i));
   for (const { i } of order) {
     if (remainder <= 0n) break;
     raw[i] += 1n;

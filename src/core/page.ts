@@ -69,9 +69,14 @@ function countsGroups(query: Knex.QueryBuilder): boolean {
  */
 export async function paginate<Row>(query: Knex.QueryBuilder, page: number, perPage: number): Promise<Page<Row>> {
   const base = query.clone().clear('order').clear('limit').clear('offset');
-  const counter = countsGroups(query) ? query.client.queryBuilder().count({ total: '*' }).from(base.as('page_count')) : base.clearSelect().count({ total: '*' });
+  const counter = countsGroups(query)
+    ? query.client.queryBuilder().count({ total: '*' }).from(base.as('page_count'))
+    : base.clearSelect().count({ total: '*' });
   const counted = (await counter.first()) as { total: number | string } | undefined;
   const total = Number(counted?.total ?? 0);
-  const rows = (await query.clone().limit(perPage).offset((page - 1) * perPage)) as Row[];
+  const rows = (await query
+    .clone()
+    .limit(perPage)
+    .offset((page - 1) * perPage)) as Row[];
   return pageOf(rows, total, page, perPage);
 }

@@ -76,7 +76,12 @@ function discoveryArgs(schemas: RouteSchemas): RestArgSchema {
   for (const part of ['query', 'body'] as const) {
     const schema = schemas[part] as { properties?: Record<string, { type?: string; description?: string; enum?: unknown[] }>; required?: string[] } | undefined;
     for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
-      args[name] = { type: prop.type, required: schema?.required?.includes(name) ?? false, ...(prop.description ? { description: prop.description } : {}), ...(prop.enum ? { enum: prop.enum } : {}) };
+      args[name] = {
+        type: prop.type,
+        required: schema?.required?.includes(name) ?? false,
+        ...(prop.description ? { description: prop.description } : {}),
+        ...(prop.enum ? { enum: prop.enum } : {}),
+      };
     }
   }
   return args;

@@ -19,7 +19,11 @@ const coercing = makeAjv(true);
 const strict = makeAjv(false);
 
 export function label(field: string): string {
-  const last = field.split('.').filter((part) => !/^\d+$/.test(part)).pop() ?? field;
+  const last =
+    field
+      .split('.')
+      .filter((part) => !/^\d+$/.test(part))
+      .pop() ?? field;
   return last.replace(/_/g, ' ');
 }
 
@@ -29,7 +33,10 @@ function rule(error: ErrorObject): string {
       return 'required';
     case 'type': {
       const type = String((error.params as { type: string }).type).split(',')[0];
-      return ({ integer: 'integer', number: 'numeric', string: 'string', boolean: 'boolean', array: 'array', object: 'array' } as Record<string, string>)[type] ?? type;
+      return (
+        ({ integer: 'integer', number: 'numeric', string: 'string', boolean: 'boolean', array: 'array', object: 'array' } as Record<string, string>)[type] ??
+        type
+      );
     }
     case 'format':
       return String((error.params as { format: string }).format);
@@ -48,6 +55,8 @@ function rule(error: ErrorObject): string {
       return 'in';
     case 'pattern':
       return 'regex';
+    case 'additionalProperties':
+      return 'unknown';
     default:
       return error.keyword;
   }
@@ -60,7 +69,9 @@ function message(error: ErrorObject, field: string, ruleName: string): string {
     case 'required':
       return `The ${name} field is required.`;
     case 'type':
-      return ruleName === 'numeric' ? `The ${name} field must be a number.` : `The ${name} field must be ${/^[aeiou]/.test(ruleName) ? 'an' : 'a'} ${ruleName}.`;
+      return ruleName === 'numeric'
+        ? `The ${name} field must be a number.`
+        : `The ${name} field must be ${/^[aeiou]/.test(ruleName) ? 'an' : 'a'} ${ruleName}.`;
     case 'format':
       return ruleName === 'email' ? `The ${name} field must be a valid email address.` : `The ${name} field must be a valid ${ruleName}.`;
     case 'maxLength':
@@ -80,6 +91,8 @@ function message(error: ErrorObject, field: string, ruleName: string): string {
       return `The selected ${name} is invalid.`;
     case 'pattern':
       return `The ${name} field format is invalid.`;
+    case 'additionalProperties':
+      return `The ${name} field is not recognised.`;
     default:
       return `The ${name} field is invalid.`;
   }
@@ -106,6 +119,11 @@ export function toFieldErrors(errors: ErrorObject[], prefix = ''): FieldErrors {
       const missing = (error.params as { missingProperty: string }).missingProperty;
       path = [...path, missing];
       schema = schema?.properties?.[missing];
+      union = undefined;
+    }
+    if (error.keyword === 'additionalProperties') {
+      path = [...path, (error.params as { additionalProperty: string }).additionalProperty];
+      schema = undefined;
       union = undefined;
     }
     if (error.keyword === 'anyOf' && errors.some((e) => e !== error && e.instancePath === error.instancePath)) continue;

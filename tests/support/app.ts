@@ -6,6 +6,8 @@ import { createHost, type HostRuntime } from '../../src/host/app';
 import { MovableClock } from '../../src/host/clock';
 import type { HostConfig } from '../../src/host/config';
 import type { Host, HostUser, Logger } from '../../src/host/contract';
+import { systemCtx, type Ctx } from '../../src/core/context';
+import { RateLimits } from '../../src/core/ratelimit';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const BASE = '/wp-json/store/v2';
@@ -44,6 +46,8 @@ export interface TestApp {
   createUser(login: string, roles?: string[]): Promise<TestUser>;
   /** Requests authenticated with the user's application password. */
   as(user: TestUser): ApiClient;
+  /** A service context outside a request: the system (every permission), or acting as `user`. */
+  ctx(user?: TestUser): Ctx;
   /** A browser: a cookie jar; `login` fetches a nonce, logs in and keeps the new nonce. */
   browser(): Browser;
   close(): Promise<void>;
@@ -105,6 +109,9 @@ export async function startTestApp(options: { clock?: MovableClock; plugin?: boo
         delete: (p) => auth(http.delete(p)),
         patch: (p) => auth(http.patch(p)),
       };
+    },
+    ctx(user) {
+      return systemCtx(runtime.host, new RateLimits(runtime.host.db), user?.user ?? null);
     },
     browser() {
       const agent = request.agent(runtime.app);

@@ -17,7 +17,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   }
   const url = new URL(base);
   const name = `t_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = knex({ client: 'mysql2', connection: { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } });
+  const admin = knex({
+    client: 'mysql2',
+    connection: { host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: decodeURIComponent(url.password) },
+  });
   await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   url.pathname = `/${name}`;
   const db = await openDatabase(url.toString());

@@ -1,0 +1,14 @@
+export type ActivityObjectType = 'product' | 'coupon' | 'customer' | 'order' | 'subscription' | 'shipping' | 'settings';
+export const ACTIVITY_OBJECT_TYPES: ActivityObjectType[] = ['product', 'coupon', 'customer', 'order', 'subscription', 'shipping', 'settings'];
+
+export interface Activity {
+  id: number;
+  object_type: ActivityObjectType;
+  object_id: number;
+  title: string;
+  content: string;
+  status: 'info' | 'success' | 'warning' | 'error';
+  user_id: number | null;
+  created_by: string;
+  created_at: string;
+}
