@@ -10,7 +10,7 @@ import { AppPasswordStore } from './app-passwords';
 import { authenticate, REST_NONCE_ACTION } from './auth';
 import { systemClock } from './clock';
 import { ConfigError, type HostConfig } from './config';
-import type { Clock, Host, HostUser, HttpMethod, Logger, PluginManifest, RestRequest, RestResponse, RestSession, Site } from './contract';
+import type { CliCommand, Clock, Host, HostUser, HttpMethod, Logger, PluginManifest, RestRequest, RestResponse, RestSession, Site } from './contract';
 import { openDatabase } from './database';
 import { HookBus } from './hooks/bus';
 import { JobQueue } from './jobs';
@@ -105,8 +105,17 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
   const manifest: PluginManifest = readManifest(packageRoot);
   const mailer = new HostMailer(site, config.smtpUrl, path.join(config.dataDir, 'mail'));
 
+  const commands = new Map<string, CliCommand>();
   const host: Host = {
     router: routes,
+    commands: {
+      register(name, command) {
+        if (commands.has(name)) throw new Error(`CLI command "${name}" is registered twice`);
+        commands.set(name, command);
+      },
+      get: (name) => commands.get(name),
+      list: () => [...commands],
+    },
     hooks,
     users,
     nonces,

@@ -2,69 +2,84 @@ import { parseArgs } from 'node:util';
 import type { HostRuntime } from './app';
 import { boot } from './bootstrap';
 import { readConfig, type HostConfig } from './config';
+import type { CliCommand } from './contract';
 import { reportFatal } from './fatal';
 import { UserError } from './users';
 
-const USAGE = `usage: npm run cli -- <command>
-  migrate
-  user create --login L --email E --password P [--role R]
-  app-password create --login L [--name N]
-  role assign --login L --role R`;
-
-type Command = (runtime: HostRuntime, flags: Record<string, string | undefined>) => Promise<string[]>;
-
-function required(flags: Record<string, string | undefined>, ...names: string[]): void {
-  const missing = names.filter((n) => !flags[n]);
-  if (missing.length) throw new UserError('invalid_user', `missing ${missing.map((n) => `--${n}`).join(', ')}\n${USAGE}`);
+function required(flags: Record<string, string | boolean | undefined>, ...names: string[]): Record<string, string> {
+  const missing = names.filter((n) => typeof flags[n] !== 'string' || flags[n] === '');
+  if (missing.length) throw new UserError('invalid_user', `missing ${missing.map((n) => `--${n}`).join(', ')}`);
+  return flags as Record<string, string>;
 }
 
-async function userByLogin(runtime: HostRuntime, login: string) {
-  const user = await runtime.host.users.findByLogin(login);
-  if (!user) throw new UserError('invalid_user', `no user with login "${login}"`);
-  return user;
-}
+const text = { type: 'string' } as const;
 
-const COMMANDS: Record<string, Command> = {
-  async migrate() {
-    return ['Migrations are up to date.'];
-  },
-  async 'user create'(runtime, flags) {
-    required(flags, 'login', 'email', 'password');
-    const user = await runtime.host.users.create({
-      login: flags.login!,
-      email: flags.email!,
-      password: flags.password!,
-      roles: flags.role ? [flags.role] : ['customer'],
-    });
-    return [`Created user ${user.login} (id ${user.id}) with role ${user.roles.join(', ')}.`];
-  },
-  async 'app-password create'(runtime, flags) {
-    required(flags, 'login');
-    const user = await userByLogin(runtime, flags.login!);
-    const { password } = await runtime.host.users.appPasswords.create(user.id, flags.name ?? 'cli');
-    return [`Application password for ${user.login} (use as HTTP Basic: ${user.login}:<password>):`, password];
-  },
-  async 'role assign'(runtime, flags) {
-    required(flags, 'login', 'role');
-    const user = await userByLogin(runtime, flags.login!);
-    await runtime.host.users.assignRole(user.id, flags.role!);
-    return [`Assigned role ${flags.role} to ${user.login}.`];
-  },
-};
+/** The host's own commands; plugins add theirs through `host.commands`. */
+function hostCommands(runtime: HostRuntime): Record<string, CliCommand> {
+  const { users } = runtime.host;
+  const userByLogin = async (login: string) => {
+    const user = await users.findByLogin(login);
+    if (!user) throw new UserError('invalid_user', `no user with login "${login}"`);
+    return user;
+  };
+  return {
+    migrate: { usage: 'migrate', options: {}, run: async () => ['Migrations are up to date.'] },
+    'user create': {
+      usage: 'user create --login L --email E --password P [--role R]',
+      options: { login: text, email: text, password: text, role: text },
+      async run(flags) {
+        const { login, email, password } = required(flags, 'login', 'email', 'password');
+        const role = typeof flags.role === 'string' ? flags.role : 'customer';
+        const user = await users.create({ login, email, password, roles: [role] });
+        return [`Created user ${user.login} (id ${user.id}) with role ${user.roles.join(', ')}.`];
+      },
+    },
+    'app-password create': {
+      usage: 'app-password create --login L [--name N]',
+      options: { login: text, name: text },
+      async run(flags) {
+        const user = await userByLogin(required(flags, 'login').login);
+        const { password } = await users.appPasswords.create(user.id, typeof flags.name === 'string' ? flags.name : 'cli');
+        return [`Application password for ${user.login} (use as HTTP Basic: ${user.login}:<password>):`, password];
+      },
+    },
+    'role assign': {
+      usage: 'role assign --login L --role R',
+      options: { login: text, role: text },
+      async run(flags) {
+        const { login, role } = required(flags, 'login', 'role');
+        const user = await userByLogin(login);
+        await users.assignRole(user.id, role);
+        return [`Assigned role ${role} to ${user.login}.`];
+      },
+    },
+  };
+}
 
 /** Runs one CLI command; returns the exit code and the lines to print. */
 export async function runCli(argv: string[], config: HostConfig = readConfig()): Promise<{ code: number; output: string[] }> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { login: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' } },
-  });
-  const name = positionals.join(' ');
-  const command = COMMANDS[name];
-  if (!command) return { code: 2, output: [name ? `unknown command "${name}"` : 'no command given', USAGE] };
+  const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
   const runtime = await boot(config);
   try {
-    return { code: 0, output: await command(runtime, values) };
+    const commands = { ...hostCommands(runtime), ...Object.fromEntries(runtime.host.commands.list()) };
+    const name = [positionals.slice(0, 2).join(' '), positionals[0]].find((candidate) => candidate && commands[candidate]);
+    const usage = ['usage: npm run cli -- <command>', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
+    if (!name) return { code: 2, output: [positionals.length ? `unknown command "${positionals.join(' ')}"` : 'no command given', usage] };
+    const command = commands[name];
+    let flags: Record<string, string | boolean | undefined>;
+    try {
+      flags = parseArgs({ args: argv, allowPositionals: true, options: command.options }).values;
+    } catch (error) {
+      return { code: 2, output: [(error as Error).message, `usage: npm run cli -- ${command.usage}`] };
+    }
+    try {
+      return { code: 0, output: await command.run(flags) };
+    } catch (error) {
+      if (error instanceof UserError && error.message.startsWith('missing --')) {
+        return { code: 2, output: [error.message, `usage: npm run cli -- ${command.usage}`] };
+      }
+      throw error;
+    }
   } finally {
     await runtime.close();
   }

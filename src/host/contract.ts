@@ -328,8 +328,24 @@ export interface PluginManifest {
   hooks: string;
 }
 
+/** A CLI command a plugin adds to `npm run cli -- <name>`. */
+export interface CliCommand {
+  /** One usage line, e.g. `seed --demo | --scale N`. */
+  usage: string;
+  /** Flags it accepts; values arrive as strings (or true for booleans). */
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run(flags: Record<string, string | boolean | undefined>): Promise<string[]>;
+}
+
+export interface Commands {
+  register(name: string, command: CliCommand): void;
+  get(name: string): CliCommand | undefined;
+  list(): Array<[string, CliCommand]>;
+}
+
 export interface Host {
   router: RestRouter;
+  commands: Commands;
   hooks: Hooks;
   users: Users;
   nonces: Nonces;

@@ -35,8 +35,16 @@ describe('npm run cli -- <command>', () => {
     await expect(runCli(['user', 'create', '--login', 'ann', '--email', 'other@example.com', '--password', 'x'], config)).rejects.toThrow('Sorry, that username already exists!');
   });
 
-  it('user create: missing flags are named', async () => {
-    await expect(runCli(['user', 'create', '--login', 'carl'], config)).rejects.toThrow(/missing --email, --password/);
+  it('user create: missing flags are named, with the usage, exit code 2', async () => {
+    const result = await runCli(['user', 'create', '--login', 'carl'], config);
+    expect(result.code).toBe(2);
+    expect(result.output).toEqual(['missing --email, --password', 'usage: npm run cli -- user create --login L --email E --password P [--role R]']);
+  });
+
+  it('an unknown flag: exit code 2 and the usage', async () => {
+    const result = await runCli(['role', 'assign', '--login', 'bob', '--role', 'x', '--force'], config);
+    expect(result.code).toBe(2);
+    expect(result.output[1]).toBe('usage: npm run cli -- role assign --login L --role R');
   });
 
   it('app-password create: prints the new password alone on its last line', async () => {
