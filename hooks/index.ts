@@ -10,7 +10,7 @@ import type { Label } from '../src/modules/labels/types';
 import type { Category, Product, Variation } from '../src/modules/products/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
 import type { StoreSettings } from '../src/modules/settings/types';
-import type { ShippingMethod, ShippingZone } from '../src/modules/shipping/types';
+import type { PricedShippingMethod, ShippingMethod, ShippingZone } from '../src/modules/shipping/types';
 
 declare module '../src/host/contract' {
   interface ActionMap {
@@ -76,7 +76,7 @@ declare module '../src/host/contract' {
     /** Whether the subscription vendor-id endpoints are enabled (the store setting is the default). */
     'store/subscription/vendor_id_editing_enabled': [enabled: boolean];
     /** The shipping methods offered for a destination, after zone matching and pricing. */
-    'store/shipping/available_methods': [methods: ShippingMethod[], context: { country: string; state: string }];
+    'store/shipping/available_methods': [methods: PricedShippingMethod[], context: { country: string; state: string }];
   }
 }
 
