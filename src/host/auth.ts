@@ -5,13 +5,11 @@ import type { UserStore } from './users';
 
 export const REST_NONCE_ACTION = 'wp_rest';
 
-export type Authentication =
-  | { ok: true; user: HostUser | null; auth: RestAuth }
-  | { ok: false; status: number; code: string; message: string };
+export type Authentication = { ok: true; user: HostUser | null; auth: RestAuth } | { ok: false; status: number; code: string; message: string };
 
 function nonceFrom(req: Request, query: Record<string, unknown>): string | null {
   const header = req.headers['x-wp-nonce'];
-  const value = Array.isArray(header) ? header[0] : header ?? query._wpnonce;
+  const value = Array.isArray(header) ? header[0] : (header ?? query._wpnonce);
   return typeof value === 'string' && value !== '' ? value : null;
 }
 

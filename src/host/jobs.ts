@@ -149,7 +149,9 @@ export class JobQueue implements Jobs {
     // Stale rows are found with a plain read and reset by primary key: a range UPDATE over every `running`
     // row on each poll took next-key locks on MySQL and deadlocked with other workers' claims and completions.
     const staleBefore = sqlTimestamp(new Date(now.getTime() - STALE_AFTER_MS));
-    const stale = ((await this.db('jobs').where({ status: 'running' }).andWhere('locked_at', '<', staleBefore).select('id')) as Array<{ id: number }>).map((r) => r.id);
+    const stale = ((await this.db('jobs').where({ status: 'running' }).andWhere('locked_at', '<', staleBefore).select('id')) as Array<{ id: number }>).map(
+      (r) => r.id,
+    );
     if (stale.length) {
       await retryOnLockConflict(() =>
         this.db('jobs')
@@ -177,7 +179,10 @@ export class JobQueue implements Jobs {
         mysql ? { isolationLevel: 'read committed' } : {},
       ),
     );
-    return (await this.db('jobs').where({ locked_by: token, status: 'running' }).orderBy(['run_at', 'id']).select('id', 'name', 'payload', 'attempts', 'max_attempts')) as JobRow[];
+    return (await this.db('jobs')
+      .where({ locked_by: token, status: 'running' })
+      .orderBy(['run_at', 'id'])
+      .select('id', 'name', 'payload', 'attempts', 'max_attempts')) as JobRow[];
   }
 
   private async execute(job: JobRow): Promise<void> {
@@ -196,7 +201,9 @@ export class JobQueue implements Jobs {
     // failure of a handler that succeeded (that re-ran the job).
     if (!failed) {
       await retryOnLockConflict(() =>
-        this.db('jobs').where({ id }).update({ status: 'done', finished_at: sqlTimestamp(this.clock.now()), locked_by: null, last_error: null }),
+        this.db('jobs')
+          .where({ id })
+          .update({ status: 'done', finished_at: sqlTimestamp(this.clock.now()), locked_by: null, last_error: null }),
       );
       return;
     }

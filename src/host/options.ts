@@ -36,7 +36,10 @@ export class OptionStore implements Options {
   }
 
   async set<K extends keyof OptionMap>(name: K, value: OptionMap[K]): Promise<void> {
-    await this.db('options').insert({ name, value: JSON.stringify(value) }).onConflict('name').merge(['value']);
+    await this.db('options')
+      .insert({ name, value: JSON.stringify(value) })
+      .onConflict('name')
+      .merge(['value']);
     this.cache.set(name, { value, loadedAt: this.clock.now().getTime() });
   }
 

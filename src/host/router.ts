@@ -92,9 +92,7 @@ export class RouteTable implements RestRouter {
     for (const requested of namespaces) {
       const namespace = this.aliases.get(requested) ?? requested;
       for (const endpoint of this.table.get(namespace) ?? []) {
-        const path = endpoint.segments
-          .map((s) => ('literal' in s ? s.literal : `(?P<${s.param}>${endpoint.paramPatterns?.[s.param] ?? '[^/]+'})`))
-          .join('/');
+        const path = endpoint.segments.map((s) => ('literal' in s ? s.literal : `(?P<${s.param}>${endpoint.paramPatterns?.[s.param] ?? '[^/]+'})`)).join('/');
         const key = `/${requested}${path ? `/${path}` : ''}`;
         const route = (out[key] ??= { namespace: requested, methods: [], endpoints: [] });
         route.methods.push(endpoint.method);

@@ -22,7 +22,13 @@ interface UserRow {
 
 /** A login's URL-safe form, as WordPress derives `user_nicename`. */
 export function nicenameOf(login: string): string {
-  return login.toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 50) || 'user';
+  return (
+    login
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 50) || 'user'
+  );
 }
 
 export class UserError extends Error {
@@ -143,7 +149,12 @@ export class UserStore implements Users {
   async removeRole(userId: number, role: string): Promise<void> {
     const user = await this.findById(userId);
     if (!user) throw new UserError('invalid_user', 'Invalid user ID.');
-    await this.writeMeta(this.db, userId, ROLES_META, user.roles.filter((r) => r !== role));
+    await this.writeMeta(
+      this.db,
+      userId,
+      ROLES_META,
+      user.roles.filter((r) => r !== role),
+    );
   }
 
   can(user: HostUser | null, capability: string): boolean {

@@ -37,8 +37,11 @@ describe('core/db helpers', () => {
   });
 
   it('whereContains takes %, _ and quotes literally', async () => {
-    await database.db('things').insert([{ name: '100% cotton' }, { name: '1000 cotton' }, { name: "O'Brien_x" }, { name: 'OXBrienYx' }, { name: 'C:\\dir' }, { name: 'Hey!' }]);
-    const names = async (text: string) => (await whereContains(database.db('things').select('name'), 'name', text).orderBy('id')).map((r: { name: string }) => r.name);
+    await database
+      .db('things')
+      .insert([{ name: '100% cotton' }, { name: '1000 cotton' }, { name: "O'Brien_x" }, { name: 'OXBrienYx' }, { name: 'C:\\dir' }, { name: 'Hey!' }]);
+    const names = async (text: string) =>
+      (await whereContains(database.db('things').select('name'), 'name', text).orderBy('id')).map((r: { name: string }) => r.name);
     expect(await names('100%')).toEqual(['100% cotton']);
     expect(await names("O'Brien_")).toEqual(["O'Brien_x"]);
     expect(await names('C:\\d')).toEqual(['C:\\dir']);

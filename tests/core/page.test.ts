@@ -118,17 +118,107 @@ describe('paginate (SQLite in memory)', () => {
 
   const ids = (rows: Array<{ id: number }>) => rows.map((r) => r.id);
 
-  it.each<{ title: string; query: () => Knex.QueryBuilder; page: number; perPage: number; total: number; last_page: number; data: number[]; from: number | null; to: number | null }>([
-    { title: 'first page', query: () => db('items').orderBy('id'), page: 1, perPage: 10, total: 23, last_page: 3, data: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], from: 1, to: 10 },
+  it.each<{
+    title: string;
+    query: () => Knex.QueryBuilder;
+    page: number;
+    perPage: number;
+    total: number;
+    last_page: number;
+    data: number[];
+    from: number | null;
+    to: number | null;
+  }>([
+    {
+      title: 'first page',
+      query: () => db('items').orderBy('id'),
+      page: 1,
+      perPage: 10,
+      total: 23,
+      last_page: 3,
+      data: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+      from: 1,
+      to: 10,
+    },
     { title: 'last (short) page', query: () => db('items').orderBy('id'), page: 3, perPage: 10, total: 23, last_page: 3, data: [21, 22, 23], from: 21, to: 23 },
     { title: 'beyond the last page', query: () => db('items').orderBy('id'), page: 4, perPage: 10, total: 23, last_page: 3, data: [], from: null, to: null },
-    { title: 'far beyond the last page', query: () => db('items').orderBy('id'), page: 1_000_000, perPage: 200, total: 23, last_page: 1, data: [], from: null, to: null },
-    { title: 'descending order', query: () => db('items').orderBy('id', 'desc'), page: 2, perPage: 5, total: 23, last_page: 5, data: [18, 17, 16, 15, 14], from: 6, to: 10 },
-    { title: 'the count follows the filters', query: () => db('items').where('colour', 'red').orderBy('id'), page: 2, perPage: 3, total: 8, last_page: 3, data: [10, 13, 16], from: 4, to: 6 },
-    { title: 'two filters', query: () => db('items').where('colour', 'blue').where('price', '>', 1000).orderBy('id'), page: 1, perPage: 10, total: 4, last_page: 1, data: [12, 15, 18, 21], from: 1, to: 4 },
-    { title: 'nothing matches', query: () => db('items').where('colour', 'purple'), page: 1, perPage: 10, total: 0, last_page: 1, data: [], from: null, to: null },
-    { title: 'a select list does not disturb the count', query: () => db('items').select('id', 'colour').where('colour', 'green').orderBy('id'), page: 1, perPage: 2, total: 8, last_page: 4, data: [2, 5], from: 1, to: 2 },
-    { title: 'a limit/offset already on the query is replaced', query: () => db('items').orderBy('id').limit(2).offset(20), page: 1, perPage: 3, total: 23, last_page: 8, data: [1, 2, 3], from: 1, to: 3 },
+    {
+      title: 'far beyond the last page',
+      query: () => db('items').orderBy('id'),
+      page: 1_000_000,
+      perPage: 200,
+      total: 23,
+      last_page: 1,
+      data: [],
+      from: null,
+      to: null,
+    },
+    {
+      title: 'descending order',
+      query: () => db('items').orderBy('id', 'desc'),
+      page: 2,
+      perPage: 5,
+      total: 23,
+      last_page: 5,
+      data: [18, 17, 16, 15, 14],
+      from: 6,
+      to: 10,
+    },
+    {
+      title: 'the count follows the filters',
+      query: () => db('items').where('colour', 'red').orderBy('id'),
+      page: 2,
+      perPage: 3,
+      total: 8,
+      last_page: 3,
+      data: [10, 13, 16],
+      from: 4,
+      to: 6,
+    },
+    {
+      title: 'two filters',
+      query: () => db('items').where('colour', 'blue').where('price', '>', 1000).orderBy('id'),
+      page: 1,
+      perPage: 10,
+      total: 4,
+      last_page: 1,
+      data: [12, 15, 18, 21],
+      from: 1,
+      to: 4,
+    },
+    {
+      title: 'nothing matches',
+      query: () => db('items').where('colour', 'purple'),
+      page: 1,
+      perPage: 10,
+      total: 0,
+      last_page: 1,
+      data: [],
+      from: null,
+      to: null,
+    },
+    {
+      title: 'a select list does not disturb the count',
+      query: () => db('items').select('id', 'colour').where('colour', 'green').orderBy('id'),
+      page: 1,
+      perPage: 2,
+      total: 8,
+      last_page: 4,
+      data: [2, 5],
+      from: 1,
+      to: 2,
+    },
+    {
+      title: 'a limit/offset already on the query is replaced',
+      query: () => db('items').orderBy('id').limit(2).offset(20),
+      page: 1,
+      perPage: 3,
+      total: 23,
+      last_page: 8,
+      data: [1, 2, 3],
+      from: 1,
+      to: 3,
+    },
   ])('$title', async ({ query, page, perPage, total, last_page, data, from, to }) => {
     const result = await paginate<{ id: number }>(query(), page, perPage);
     expect({ ...result, data: ids(result.data) }).toEqual({ current_page: page, data, per_page: perPage, total, last_page, from, to });
@@ -145,7 +235,16 @@ describe('paginate (SQLite in memory)', () => {
 
   it('counts groups, not rows, for a grouped query', async () => {
     const result = await paginate<{ colour: string; n: number }>(db('items').select('colour').count({ n: '*' }).groupBy('colour').orderBy('colour'), 1, 2);
-    expect(result).toMatchObject({ total: 3, last_page: 2, from: 1, to: 2, data: [{ colour: 'blue', n: 7 }, { colour: 'green', n: 8 }] });
+    expect(result).toMatchObject({
+      total: 3,
+      last_page: 2,
+      from: 1,
+      to: 2,
+      data: [
+        { colour: 'blue', n: 7 },
+        { colour: 'green', n: 8 },
+      ],
+    });
   });
 
   it('counts distinct rows for a distinct query', async () => {

@@ -7,7 +7,11 @@ const specs = ['commerce-api.md', 'admin-api.md'].map((f) => fs.readFileSync(pat
 
 describe('the permission catalogue', () => {
   it('holds every permission id named in both spec documents', () => {
-    const named = new Set([...specs.matchAll(/`([a-z_]+\/[a-z_]+)`/g)].map((m) => m[1]).filter((id) => /^(customers|orders|subscriptions|licenses|reports|store|products)\//.test(id)));
+    const named = new Set(
+      [...specs.matchAll(/`([a-z_]+\/[a-z_]+)`/g)]
+        .map((m) => m[1])
+        .filter((id) => /^(customers|orders|subscriptions|licenses|reports|store|products)\//.test(id)),
+    );
     named.add('manage_store_settings');
     for (const id of named) expect(ALL_PERMISSIONS).toContain(id);
   });

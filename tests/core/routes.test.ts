@@ -122,11 +122,16 @@ describe('route declarations', () => {
 
   describe('fail closed at start-up', () => {
     const base = { method: 'GET' as const, path: '/x', envelope: 'message' as const, handler: async () => ({}) };
-    const mount = (def: Partial<RouteDef>) => () => mountRoutes(app.host, 'closed/v1', [{ ...base, ...def } as RouteDef], { limits: new RateLimits(app.host.db) });
+    const mount = (def: Partial<RouteDef>) => () =>
+      mountRoutes(app.host, 'closed/v1', [{ ...base, ...def } as RouteDef], { limits: new RateLimits(app.host.db) });
 
     it.each([
       ['no policy', { permission: 'orders/view' }, /has no policy/],
-      ['an unknown policy object', { policy: { name: 'Mine', requires: 'public', authorize: () => ({ allow: true }) } as Policy, permission: 'public' }, /has no policy/],
+      [
+        'an unknown policy object',
+        { policy: { name: 'Mine', requires: 'public', authorize: () => ({ allow: true }) } as Policy, permission: 'public' },
+        /has no policy/,
+      ],
       ['a permission policy without a permission', { policy: OrderPolicy }, /must name a permission/],
       ['a permission policy with public', { policy: OrderPolicy, permission: 'public' }, /must name a permission/],
       ['an unknown permission', { policy: OrderPolicy, permission: 'orders/fly' }, /unknown permission/],
@@ -143,8 +148,20 @@ describe('route declarations', () => {
       ['message', { message: 'The email field is required.', errors: { email: { required: 'The email field is required.' } } }],
       ['checkout', { status: 'failed', errors: { email: { required: 'The email field is required.' } } }],
       ['admin', { code: 422, message: 'The email field is required.', data: { email: { required: 'The email field is required.' } } }],
-      ['login', { success: false, data: { message: 'The email field is required.', code: 'validation_error', errors: { email: { required: 'The email field is required.' } } } }],
-      ['legacy', { success: false, error: { code: 'validation_error', message: 'The email field is required.', errors: { email: { required: 'The email field is required.' } } } }],
+      [
+        'login',
+        {
+          success: false,
+          data: { message: 'The email field is required.', code: 'validation_error', errors: { email: { required: 'The email field is required.' } } },
+        },
+      ],
+      [
+        'legacy',
+        {
+          success: false,
+          error: { code: 'validation_error', message: 'The email field is required.', errors: { email: { required: 'The email field is required.' } } },
+        },
+      ],
     ])('%s: 422', async (envelope, body) => {
       const res = await app.http.post(`${NS}/${envelope}`).send({});
       expect(res.status).toBe(422);

@@ -198,11 +198,21 @@ describe('nested fields are named with dots', () => {
         'refund_info.amount': { required: 'The amount field is required.' },
       },
     ],
-    ['a wrong nested type', { refund_info: { transaction_id: '7', amount: '1.00' } }, { 'refund_info.transaction_id': { integer: 'The transaction id field must be an integer.' } }],
+    [
+      'a wrong nested type',
+      { refund_info: { transaction_id: '7', amount: '1.00' } },
+      { 'refund_info.transaction_id': { integer: 'The transaction id field must be an integer.' } },
+    ],
     ['a nested pattern', { refund_info: { transaction_id: 7, amount: '1.001' } }, { 'refund_info.amount': { regex: 'The amount field format is invalid.' } }],
     [
       'array items by index',
-      { refund_info: { transaction_id: 7, amount: '1' }, order_items: [{ id: 1, quantity: 1 }, { id: 2, quantity: 0 }] },
+      {
+        refund_info: { transaction_id: 7, amount: '1' },
+        order_items: [
+          { id: 1, quantity: 1 },
+          { id: 2, quantity: 0 },
+        ],
+      },
       { 'order_items.1.quantity': { min: 'The quantity field must be at least 1.' } },
     ],
   ])('%s', (_title, sent, errors) => {
@@ -224,8 +234,16 @@ describe('custom messages with the `messages` keyword', () => {
       { refund_info: {} },
       { 'refund_info.transaction_id': { required: 'Transaction ID is required' }, 'refund_info.amount': { required: 'Refund amount is required' } },
     ],
-    ['an empty string counts as required', { refund_info: { transaction_id: 1, amount: '' } }, { 'refund_info.amount': { required: 'Refund amount is required' } }],
-    ['another rule of the same field', { refund_info: { transaction_id: 'x', amount: '1' } }, { 'refund_info.transaction_id': { integer: 'Transaction ID must be a number' } }],
+    [
+      'an empty string counts as required',
+      { refund_info: { transaction_id: 1, amount: '' } },
+      { 'refund_info.amount': { required: 'Refund amount is required' } },
+    ],
+    [
+      'another rule of the same field',
+      { refund_info: { transaction_id: 'x', amount: '1' } },
+      { 'refund_info.transaction_id': { integer: 'Transaction ID must be a number' } },
+    ],
   ])('%s', (_title, sent, errors) => {
     expect(bodyErrors(refund, sent)).toEqual(errors);
   });
@@ -295,10 +313,7 @@ describe('the thrown error', () => {
 describe('toFieldErrors', () => {
   it('prefixes field names', () => {
     expect(
-      toFieldErrors(
-        [{ keyword: 'type', instancePath: '/amount', schemaPath: '#/properties/amount/type', params: { type: 'integer' } }],
-        'refund_info',
-      ),
+      toFieldErrors([{ keyword: 'type', instancePath: '/amount', schemaPath: '#/properties/amount/type', params: { type: 'integer' } }], 'refund_info'),
     ).toEqual({ 'refund_info.amount': { integer: 'The amount field must be an integer.' } });
   });
 

@@ -32,7 +32,9 @@ describe('npm run cli -- <command>', () => {
   });
 
   it('user create: a taken login fails with a readable error', async () => {
-    await expect(runCli(['user', 'create', '--login', 'ann', '--email', 'other@example.com', '--password', 'x'], config)).rejects.toThrow('Sorry, that username already exists!');
+    await expect(runCli(['user', 'create', '--login', 'ann', '--email', 'other@example.com', '--password', 'x'], config)).rejects.toThrow(
+      'Sorry, that username already exists!',
+    );
   });
 
   it('user create: missing flags are named, with the usage, exit code 2', async () => {

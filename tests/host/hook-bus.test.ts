@@ -107,9 +107,29 @@ describe('priorities', () => {
   it.each<{ title: string; listeners: Array<[label: string, priority?: number]>; order: string[] }>([
     { title: 'insertion order when all use the default priority', listeners: [['a'], ['b'], ['c']], order: ['a', 'b', 'c'] },
     { title: 'lower priority first', listeners: [['late', 20], ['early', 5], ['default']], order: ['early', 'default', 'late'] },
-    { title: 'the default is 10 (ties with an explicit 10 keep insertion order)', listeners: [['explicit-10', 10], ['default'], ['nine', 9], ['eleven', 11]], order: ['nine', 'explicit-10', 'default', 'eleven'] },
-    { title: 'equal priorities in insertion order', listeners: [['x', 1], ['y', 1], ['z', 1], ['first', 0]], order: ['first', 'x', 'y', 'z'] },
-    { title: 'negative priorities run before zero', listeners: [['zero', 0], ['minus', -100]], order: ['minus', 'zero'] },
+    {
+      title: 'the default is 10 (ties with an explicit 10 keep insertion order)',
+      listeners: [['explicit-10', 10], ['default'], ['nine', 9], ['eleven', 11]],
+      order: ['nine', 'explicit-10', 'default', 'eleven'],
+    },
+    {
+      title: 'equal priorities in insertion order',
+      listeners: [
+        ['x', 1],
+        ['y', 1],
+        ['z', 1],
+        ['first', 0],
+      ],
+      order: ['first', 'x', 'y', 'z'],
+    },
+    {
+      title: 'negative priorities run before zero',
+      listeners: [
+        ['zero', 0],
+        ['minus', -100],
+      ],
+      order: ['minus', 'zero'],
+    },
   ])('actions: $title', ({ listeners, order }) => {
     const seen: string[] = [];
     for (const [label, priority] of listeners) bus.addAction('test/ping', () => void seen.push(label), priority === undefined ? undefined : { priority });
@@ -338,13 +358,19 @@ describe('failing action listeners', () => {
   });
 
   it.each([
-    ['throws synchronously', () => {
-      throw new Error('sync');
-    }],
-    ['rejects', async () => {
-      await tick();
-      throw new Error('async');
-    }],
+    [
+      'throws synchronously',
+      () => {
+        throw new Error('sync');
+      },
+    ],
+    [
+      'rejects',
+      async () => {
+        await tick();
+        throw new Error('async');
+      },
+    ],
   ])('doActionAsync: a listener that %s is logged, the others still run, the promise resolves', async (_title, failing) => {
     const seen: string[] = [];
     bus.addAction('test/ping', () => void seen.push('before'));

@@ -321,7 +321,9 @@ describe('JobQueue', () => {
     });
     const id = await queue.enqueue('test/echo', { value: 'orphan', n: 1 });
     // A worker claimed it and died.
-    await db('jobs').where({ id }).update({ status: 'running', locked_by: 'dead:1', locked_at: sqlTimestamp(clock.now()), attempts: 1 });
+    await db('jobs')
+      .where({ id })
+      .update({ status: 'running', locked_by: 'dead:1', locked_at: sqlTimestamp(clock.now()), attempts: 1 });
 
     expect(await queue.runDue()).toBe(0);
     clock.advance(15 * MINUTE);
@@ -454,7 +456,12 @@ describe('JobQueue', () => {
       expect(errors).toEqual([]);
       expect(attempts.size).toBe(JOBS);
       const expected = (n: number) => (n % 7 === 0 ? [1, 2] : [1]);
-      const rows = (await db('jobs').orderBy('id').select('id', 'payload', 'status', 'attempts')) as Array<{ id: number; payload: string; status: string; attempts: number }>;
+      const rows = (await db('jobs').orderBy('id').select('id', 'payload', 'status', 'attempts')) as Array<{
+        id: number;
+        payload: string;
+        status: string;
+        attempts: number;
+      }>;
       const wrong = rows.filter((r) => {
         const { n } = JSON.parse(r.payload) as { n: number };
         return r.status !== 'done' || JSON.stringify(attempts.get(Number(r.id))) !== JSON.stringify(expected(n));

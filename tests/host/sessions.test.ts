@@ -25,7 +25,17 @@ describe('cookie sessions across processes and restarts', () => {
     mountRoutes(
       runtime.host,
       'test/v1',
-      [route({ method: 'GET', path: '/me', policy: StoreSettingsPolicy, permission: 'store/settings', schema: { query: Type.Object({}) }, envelope: 'message', handler: async (ctx) => ({ login: ctx.user?.login }) })],
+      [
+        route({
+          method: 'GET',
+          path: '/me',
+          policy: StoreSettingsPolicy,
+          permission: 'store/settings',
+          schema: { query: Type.Object({}) },
+          envelope: 'message',
+          handler: async (ctx) => ({ login: ctx.user?.login }),
+        }),
+      ],
       { limits: new RateLimits(runtime.host.db) },
     );
     return runtime;

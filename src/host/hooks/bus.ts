@@ -1,14 +1,4 @@
-import type {
-  ActionMap,
-  ActionName,
-  FilterArgs,
-  FilterName,
-  FilterValue,
-  HookOptions,
-  Hooks,
-  Logger,
-  Unsubscribe,
-} from '../contract';
+import type { ActionMap, ActionName, FilterArgs, FilterName, FilterValue, HookOptions, Hooks, Logger, Unsubscribe } from '../contract';
 
 type Listener = (...args: unknown[]) => unknown;
 
@@ -132,7 +122,11 @@ export class HookBus implements Hooks {
     this.entries.set(name, list);
     return () => {
       const current = this.entries.get(name);
-      if (current) this.entries.set(name, current.filter((e) => e !== entry));
+      if (current)
+        this.entries.set(
+          name,
+          current.filter((e) => e !== entry),
+        );
     };
   }
 
