@@ -48,6 +48,32 @@ function parseDatabaseUrl(url: string): ParsedUrl {
   };
 }
 
+interface SqliteConnection {
+  pragma(sql: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * knex prepares every query anew; compiling the SQL costs more than running it on small lookups. The same SQL
+ * text gets the same prepared statement back (better-sqlite3 statements are reusable; knex runs them to
+ * completion synchronously and never streams here, and SQLite re-prepares them itself after a schema change).
+ */
+function cachePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
 export function dialectOf(db: Knex): Dialect {
   return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
 }
@@ -65,11 +91,12 @@ export async function openDatabase(url: string): Promise<Knex> {
           pool: {
             min: 1,
             max: 1,
-            afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+            afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
               conn.pragma('journal_mode = WAL');
               conn.pragma('busy_timeout = 5000');
               conn.pragma('foreign_keys = ON');
               conn.pragma('synchronous = NORMAL');
+              cachePreparedStatements(conn);
               done(null, conn);
             },
           },

@@ -42,7 +42,7 @@ export class UserError extends Error {
 
 export class UserStore implements Users {
   readonly roles = new Roles();
-  appPasswords!: AppPasswords;
+  appPasswords!: AppPasswords & { forgetUser(userId: number): void };
 
   constructor(
     private readonly db: Knex,
@@ -130,6 +130,7 @@ export class UserStore implements Users {
     }
     const user = await this.findById(id);
     if (!user) throw new UserError('invalid_user', 'Invalid user ID.');
+    this.appPasswords.forgetUser(id);
     return user;
   }
 
@@ -144,6 +145,7 @@ export class UserStore implements Users {
     const user = await this.findById(userId);
     if (!user) throw new UserError('invalid_user', 'Invalid user ID.');
     if (!user.roles.includes(role)) await this.writeMeta(this.db, userId, ROLES_META, [...user.roles, role]);
+    this.appPasswords.forgetUser(userId);
   }
 
   async removeRole(userId: number, role: string): Promise<void> {
@@ -155,6 +157,7 @@ export class UserStore implements Users {
       ROLES_META,
       user.roles.filter((r) => r !== role),
     );
+    this.appPasswords.forgetUser(userId);
   }
 
   can(user: HostUser | null, capability: string): boolean {
@@ -170,10 +173,12 @@ export class UserStore implements Users {
 
   async setMeta(userId: number, key: string, value: unknown): Promise<void> {
     await this.writeMeta(this.db, userId, key, value);
+    if (key === ROLES_META) this.appPasswords.forgetUser(userId);
   }
 
   async deleteMeta(userId: number, key: string): Promise<void> {
     await this.db('usermeta').where({ user_id: userId, meta_key: key }).delete();
+    if (key === ROLES_META) this.appPasswords.forgetUser(userId);
   }
 
   private async findRow(loginOrEmail: string): Promise<UserRow | undefined> {

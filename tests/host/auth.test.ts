@@ -109,6 +109,30 @@ describe('authentication', () => {
       expect((await app.http.get(PROTECTED).auth('temp', password)).status).toBe(401);
     });
 
+    it('a revocation or role change made by another process applies within a second', async () => {
+      const user = await app.host.users.create({ login: 'remote', email: 'remote@example.com', roles: ['administrator'] });
+      const { password, record } = await app.host.users.appPasswords.create(user.id, 'remote');
+      expect((await app.http.get(PROTECTED).auth('remote', password)).status).toBe(200);
+      await app.database
+        .db('usermeta')
+        .where({ user_id: user.id, meta_key: 'roles' })
+        .update({ meta_value: JSON.stringify(['customer']) });
+      app.clock.advance(1001);
+      expect((await app.http.get(PROTECTED).auth('remote', password)).status).toBe(403);
+      await app.database.db('app_passwords').where({ id: record.id }).delete();
+      expect((await app.http.get(PROTECTED).auth('remote', password)).status).toBe(403);
+      app.clock.advance(1001);
+      expect((await app.http.get(PROTECTED).auth('remote', password)).status).toBe(401);
+    });
+
+    it('a role change made through this process applies at once', async () => {
+      const user = await app.host.users.create({ login: 'demoted', email: 'demoted@example.com', roles: ['administrator'] });
+      const { password } = await app.host.users.appPasswords.create(user.id, 'x');
+      expect((await app.http.get(PROTECTED).auth('demoted', password)).status).toBe(200);
+      await app.host.users.removeRole(user.id, 'administrator');
+      expect((await app.http.get(PROTECTED).auth('demoted', password)).status).toBe(403);
+    });
+
     it('stores only a hash and records the last use', async () => {
       const rows = await app.database.db('app_passwords').where({ user_id: admin.user.id });
       expect(rows).toHaveLength(1);

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 import { oneOf } from '../../core/schema';
 import { CHECKOUT_FIELDS } from './types';
 const text = (max = 255) => Type.String({ maxLength: max });
@@ -41,7 +41,7 @@ export const StoreSettingsPatch = Type.Partial(
 );
 
 const key = (max = 255) => Type.String({ maxLength: max, pattern: '^[A-Za-z0-9_.\\-]*$' });
-const gateway = (fields: Record<string, TSchema>) =>
+const gateway = <F extends TProperties>(fields: F) =>
   Type.Partial(
     Type.Object(
       { enabled: Type.Boolean(), title: Type.String({ minLength: 1, maxLength: 100 }), description: text(500), ...fields },
