@@ -5,6 +5,7 @@ import { mountRoutes, type RouteDef } from './core/routes';
 import { activityRoutes } from './modules/activities/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { couponRoutes } from './modules/coupons/routes';
+import { registerDemoCommands } from './modules/demo/commands';
 import { labelRoutes } from './modules/labels/routes';
 import { productRoutes } from './modules/products/routes';
 import { settingsRoutes } from './modules/settings/routes';
@@ -24,6 +25,8 @@ export const storeRoutes: RouteDef[] = [
 
 /** The composition root: everything the store adds to the host. */
 export function register(host: Host): void {
+  const limits = new RateLimits(host.db);
   registerStoreRoles(host.users.roles);
-  mountRoutes(host, host.manifest.namespace, storeRoutes, { limits: new RateLimits(host.db) });
+  mountRoutes(host, host.manifest.namespace, storeRoutes, { limits });
+  registerDemoCommands(host, limits);
 }
