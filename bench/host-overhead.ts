@@ -22,6 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { ServerKind, ServerReady } from './servers';
+import { findPackageRoot } from '../src/host/paths';
 
 const CONNECTIONS = 16;
 const WARMUP_SECONDS = 2;
@@ -257,24 +258,13 @@ async function main(): Promise<void> {
       (cpuRatio === null ? '' : `   [server CPU per request a/b: ${(cpuRatio * 100).toFixed(1)}%]`),
   ];
   if (invalid) lines.push(`run invalid: ${invalid}`);
-  const dir = path.join(findRoot(__dirname), 'bench', 'results');
+  const dir = path.join(findPackageRoot(__dirname), 'bench', 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, 'host-overhead.json');
   fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   lines.push(`written: ${path.relative(process.cwd(), file) || file}`);
   console.log(lines.join('\n'));
   if (!pass) process.exitCode = 1;
-}
-
-/** The repository root: the folder holding plugin.json, above this file (bench/ or dist/bench/). */
-function findRoot(from: string): string {
-  let dir = from;
-  while (!fs.existsSync(path.join(dir, 'plugin.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`plugin.json not found above ${from}`);
-    dir = parent;
-  }
-  return dir;
 }
 
 if (require.main === module) {

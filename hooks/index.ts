@@ -3,7 +3,6 @@
  * Extension authors import this file for the types; `hooks/HOOKS.md` is generated from it
  * (`npm run hooks:doc`). Actions fire after the database commit. Each entry has a one-line description.
  */
-import type { HostUser } from '../src/host/contract';
 import type { Activity } from '../src/modules/activities/types';
 import type { Coupon } from '../src/modules/coupons/types';
 import type { Label } from '../src/modules/labels/types';

@@ -16,6 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { findPackageRoot } from '../src/host/paths';
 
 export type HookKind = 'action' | 'filter';
 export type HookSource = 'host' | 'store';
@@ -409,7 +410,7 @@ export function renderHooksDoc(root: string): string {
 }
 
 function main(argv: string[]): void {
-  const root = findRoot(__dirname);
+  const root = findPackageRoot(__dirname);
   const target = path.join(root, HOOKS_DOC);
   let doc: string;
   try {
@@ -436,17 +437,6 @@ function main(argv: string[]): void {
   }
   fs.writeFileSync(target, doc);
   console.log(`wrote ${HOOKS_DOC}`);
-}
-
-/** The repository root: the folder holding plugin.json, above this file (scripts/ or dist/scripts/). */
-function findRoot(from: string): string {
-  let dir = from;
-  while (!fs.existsSync(path.join(dir, 'plugin.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`plugin.json not found above ${from}`);
-    dir = parent;
-  }
-  return dir;
 }
 
 if (require.main === module) main(process.argv.slice(2));

@@ -39,25 +39,7 @@ interface CouponRow {
 }
 
 /** The writable columns, typed; `amount` as stored: cents (fixed), basis points (percentage, 12.5% = 1250), 0. */
-interface CouponRecord {
-  code: string;
-  code_key: string;
-  title: string;
-  type: CouponType;
-  amount: number;
-  status: CouponStatus;
-  starts_at: string | null;
-  ends_at: string | null;
-  min_purchase_amount: number | null;
-  max_discount_amount: number | null;
-  max_uses: number | null;
-  max_per_customer: number | null;
-  included_products: number[];
-  excluded_products: number[];
-  stackable: 0 | 1;
-  priority: number;
-  notes: string;
-}
+type CouponRecord = Omit<Coupon, 'id' | 'effective_status' | 'use_count' | 'created_at' | 'updated_at'> & { code_key: string };
 
 type CouponInput = Static<typeof CouponPatch>;
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { escapeLike } from '../../core/db';
 import { fail, type AppError, type FieldErrors } from '../../core/errors';
 import { label } from '../../core/validate';
-import type { BillingInterval, PaymentType, VariationStatus } from './types';
+import type { BillingInterval, PaymentType, Variation, VariationStatus } from './types';
 
 /** One 422 naming every failing field; the message is the first field's. */
 export function rejected(errors: FieldErrors): AppError {
@@ -67,24 +67,7 @@ export function requiredText(value: string, field: string, errors: FieldErrors):
 }
 
 /** The stored columns of a variation that its input decides. */
-export interface VariationValues {
-  title: string;
-  sku: string | null;
-  price: number;
-  compare_price: number | null;
-  cost: number | null;
-  manage_stock: 0 | 1;
-  stock_quantity: number;
-  payment_type: PaymentType;
-  billing_interval: BillingInterval | null;
-  trial_days: number;
-  bill_times: number;
-  signup_fee: number;
-  tax_class: string | null;
-  shipping_class: string | null;
-  position: number;
-  status: VariationStatus;
-}
+export type VariationValues = Omit<Variation, 'id' | 'product_id' | 'stock_on_hold' | 'stock_available' | 'stock_status' | 'created_at' | 'updated_at'>;
 
 export interface VariationInput {
   title?: string;
