@@ -5,6 +5,7 @@
  */
 import type { Activity } from '../src/modules/activities/types';
 import type { Coupon } from '../src/modules/coupons/types';
+import type { Address, CustomerRecord, CustomerStatus } from '../src/modules/customers/types';
 import type { Label } from '../src/modules/labels/types';
 import type { Category, Product, Variation } from '../src/modules/products/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
@@ -59,6 +60,22 @@ declare module '../src/host/contract' {
     'store/label/updated': [label: Label, previous: Label];
     /** A label was deleted (and detached from everything it labelled). */
     'store/label/deleted': [label: Label];
+    /** A customer was created. */
+    'store/customer/created': [customer: CustomerRecord];
+    /** A customer was changed; the second argument is the customer before the change. */
+    'store/customer/updated': [customer: CustomerRecord, previous: CustomerRecord];
+    /** A customer was deleted. */
+    'store/customer/deleted': [customer: CustomerRecord];
+    /** A customer's status changed. */
+    'store/customer/status_changed': [customer: CustomerRecord, previousStatus: CustomerStatus];
+    /** An address was added to a customer. */
+    'store/customer/address_created': [address: Address];
+    /** A customer address was changed; the second argument is the address before the change. */
+    'store/customer/address_updated': [address: Address, previous: Address];
+    /** A customer address was deleted. */
+    'store/customer/address_deleted': [address: Address];
+    /** An address became the customer's primary address of its type (the others of that type were demoted). */
+    'store/customer/primary_address_changed': [address: Address];
     /** An activity-log entry was written. */
     'store/activity/created': [activity: Activity];
     /** The store settings were saved; the second argument is the settings before. */
@@ -72,6 +89,13 @@ declare module '../src/host/contract' {
     'store/user/can': [allowed: boolean, context: { user: HostUser; permission: string }];
     /** Where the browser goes after a successful `POST /user/login`. */
     'store/user/login_redirect': [url: string, context: { user: HostUser }];
+    /** The widgets of `GET /customers/get-stats/{customer}`; extensions append `{title, value, ...}` objects. */
+    'store/widgets/single_customer': [widgets: unknown[], context: { customer: CustomerRecord }];
+    /** HTML blocks around the orders table of `GET /customer-profile/` (`before_orders_table`, `after_orders_table`). */
+    'store/customer_profile/sections_parts': [
+      parts: { before_orders_table: string; after_orders_table: string },
+      context: { customer_id: number | null; user_id: number },
+    ];
     /** Whether the subscription vendor-id endpoints are enabled (the store setting is the default). */
     'store/subscription/vendor_id_editing_enabled': [enabled: boolean];
     /** The shipping methods offered for a destination, after zone matching and pricing. */

@@ -5,6 +5,9 @@ import { mountRoutes, type RouteDef } from './core/routes';
 import { activityRoutes } from './modules/activities/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { couponRoutes } from './modules/coupons/routes';
+import { customerProfileRoutes } from './modules/customer-profile/routes';
+import { addressRoutes } from './modules/customers/address-routes';
+import { customerRoutes } from './modules/customers/routes';
 import { registerDemoCommands } from './modules/demo/commands';
 import { labelRoutes } from './modules/labels/routes';
 import { productRoutes } from './modules/products/routes';
@@ -15,6 +18,9 @@ import '../hooks';
 /** Every route of the store, module by module. */
 export const storeRoutes: RouteDef[] = [
   ...checkoutRoutes,
+  ...customerRoutes,
+  ...addressRoutes,
+  ...customerProfileRoutes,
   ...settingsRoutes,
   ...productRoutes,
   ...couponRoutes,

@@ -3,6 +3,7 @@ import { RateLimiterMySQL, RateLimiterRes, RateLimiterSQLite, type RateLimiterAb
 import type { Ctx } from './context';
 import { dialect } from './db';
 import { fail } from './errors';
+import type { Permission } from './permissions';
 
 export const RATE_LIMIT_TABLE = 'store_rate_limits';
 
@@ -76,4 +77,23 @@ export class RateLimits {
     }
     return limiter;
   }
+}
+
+export type RequestClass = 'list' | 'create' | 'update' | 'cancel' | 'delete';
+
+/** The spec's hourly request classes (per user per hour). */
+export const HOURLY_LIMITS: Record<RequestClass, number> = { list: 100, create: 50, update: 200, cancel: 20, delete: 20 };
+
+/**
+ * The hourly budget of one request class on one resource (`customers`, `subscriptions`), counted per user for API
+ * (application-password) and portal callers. A logged-in dashboard session (cookie + nonce) holding `adminPermission`
+ * is exempt (DESIGN §9).
+ */
+export function hourlyClass(resource: string, kind: RequestClass, adminPermission: Permission): RateLimitRule {
+  return {
+    name: `${resource}:${kind}`,
+    points: HOURLY_LIMITS[kind],
+    durationSeconds: 3600,
+    exempt: (ctx) => ctx.auth.method === 'cookie' && ctx.can(adminPermission),
+  };
 }
