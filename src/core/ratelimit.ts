@@ -10,12 +10,17 @@ export const RATE_LIMIT_TABLE = 'store_rate_limits';
 export interface RateLimitRule {
   /** Counter name, e.g. `place-order` or `customers:list`. */
   name: string;
-  points: number;
+  /** The budget per window; a function reads it from settings (cached options) per request. */
+  points: number | ((ctx: Ctx) => Promise<number>);
   durationSeconds: number;
   /** Whose counter a request uses; default: the user when logged in, otherwise the IP. */
   key?: (ctx: Ctx) => string;
   /** Requests that are not counted at all. */
   exempt?: (ctx: Ctx) => boolean;
+}
+
+function budget(ctx: Ctx, rule: RateLimitRule): Promise<number> | number {
+  return typeof rule.points === 'number' ? rule.points : rule.points(ctx);
 }
 
 function tooMany(state: RateLimiterRes): Error {
@@ -39,7 +44,7 @@ export class RateLimits {
   async consume(ctx: Ctx, rule: RateLimitRule): Promise<void> {
     if (rule.exempt?.(ctx)) return;
     try {
-      await this.limiter(rule).consume((rule.key ?? callerKey)(ctx));
+      await this.limiter(rule, await budget(ctx, rule)).consume((rule.key ?? callerKey)(ctx));
     } catch (error) {
       throw error instanceof RateLimiterRes ? tooMany(error) : error;
     }
@@ -47,17 +52,18 @@ export class RateLimits {
 
   /** Refuses with 429 when the budget is already spent, without counting this request. */
   async check(ctx: Ctx, rule: RateLimitRule): Promise<void> {
-    const state = await this.limiter(rule).get((rule.key ?? callerKey)(ctx));
-    if (state && state.consumedPoints >= rule.points) throw tooMany(state);
+    const points = await budget(ctx, rule);
+    const state = await this.limiter(rule, points).get((rule.key ?? callerKey)(ctx));
+    if (state && state.consumedPoints >= points) throw tooMany(state);
   }
 
   /** Forgets a caller's counter (e.g. after a successful login). */
   async reset(ctx: Ctx, rule: RateLimitRule): Promise<void> {
-    await this.limiter(rule).delete((rule.key ?? callerKey)(ctx));
+    await this.limiter(rule, await budget(ctx, rule)).delete((rule.key ?? callerKey)(ctx));
   }
 
-  private limiter(rule: RateLimitRule): RateLimiterAbstract {
-    const id = `${rule.name}/${rule.points}/${rule.durationSeconds}`;
+  private limiter(rule: RateLimitRule, points: number): RateLimiterAbstract {
+    const id = `${rule.name}/${points}/${rule.durationSeconds}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
       const options = {
@@ -66,7 +72,7 @@ export class RateLimits {
         tableName: RATE_LIMIT_TABLE,
         tableCreated: true,
         keyPrefix: rule.name,
-        points: rule.points,
+        points,
         duration: rule.durationSeconds,
       };
       limiter =
@@ -81,8 +87,15 @@ export class RateLimits {
 
 export type RequestClass = 'list' | 'create' | 'update' | 'cancel' | 'delete';
 
-/** The spec's hourly request classes (per user per hour). */
+/** The spec's hourly request classes (per user per hour): the defaults of the `hourly_request_limits` option. */
 export const HOURLY_LIMITS: Record<RequestClass, number> = { list: 100, create: 50, update: 200, cancel: 20, delete: 20 };
+
+declare module '../host/contract' {
+  interface OptionMap {
+    /** Overrides of the hourly request classes, e.g. `{list: 500}`. */
+    hourly_request_limits: Partial<Record<RequestClass, number>>;
+  }
+}
 
 /**
  * The hourly budget of one request class on one resource (`customers`, `subscriptions`), counted per user for API
@@ -92,7 +105,7 @@ export const HOURLY_LIMITS: Record<RequestClass, number> = { list: 100, create: 
 export function hourlyClass(resource: string, kind: RequestClass, adminPermission: Permission): RateLimitRule {
   return {
     name: `${resource}:${kind}`,
-    points: HOURLY_LIMITS[kind],
+    points: async (ctx) => (await ctx.host.options.get('hourly_request_limits', {}))[kind] ?? HOURLY_LIMITS[kind],
     durationSeconds: 3600,
     exempt: (ctx) => ctx.auth.method === 'cookie' && ctx.can(adminPermission),
   };
