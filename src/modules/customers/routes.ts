@@ -1,3 +1,276 @@
-import type { RouteDef } from '../../core/routes';
+import { CustomerFrontendPolicy, CustomerPolicy } from '../../core/policies';
+import { hourlyClass } from '../../core/ratelimit';
+import { Reply, route, type RouteDef } from '../../core/routes';
+import { transaction } from '../../core/context';
+import { bulkAction } from './bulk';
+import { recalculateCustomerStats } from './ltv';
+import { customerOrdersWithItems, pageOfCustomerOrders, portalOrderPage, presentOrderSummary, type OrderRow } from './orders';
+import { customerIdOf } from './owner';
+import { adminCustomersUrl, presentCustomer, presentPortal } from './presenter';
+import {
+  AdditionalInfoBody,
+  AttachableUsersQuery,
+  AttachUserBody,
+  BulkActionBody,
+  CustomerBody,
+  CustomerDetailQuery,
+  CustomerListQuery,
+  CustomerOrdersQuery,
+  CustomerParams,
+  CustomerUpdateBody,
+  PortalCustomerBody,
+  PortalDetailQuery,
+  PortalOrdersQuery,
+  StatsParams,
+} from './schemas';
+import {
+  addressesOf,
+  createCustomer,
+  findCustomer,
+  findCustomerRow,
+  listCustomers,
+  ownCustomerRow,
+  portalUpdateCustomer,
+  presentAdminDetail,
+  updateAdditionalInfo,
+  updateCustomer,
+} from './service';
+import { attachableUsers, setCustomerUser } from './users-link';
 
-export const customerRoutes: RouteDef[] = [];
+/** The spec's hourly request classes on customer routes (API and portal callers; dashboard sessions exempt). */
+const LIST = hourlyClass('customers', 'list', 'customers/view');
+const CREATE = hourlyClass('customers', 'create', 'customers/manage');
+const UPDATE = hourlyClass('customers', 'update', 'customers/manage');
+
+const PORTAL_VIEW_DENIED = 'You are not authorized to view this customer';
+const PORTAL_UPDATE_DENIED = 'You are not authorized to update this customer';
+
+/**
+ * Customer administration (`CustomerPolicy`, errors in `{code, message, data}`) and, on the shared paths, the
+ * customer-portal variants declared right after their admin twin (`CustomerFrontendPolicy`, errors in `{message}`):
+ * a caller holding the admin permission gets the admin variant, any other logged-in user the portal one.
+ * The address routes live in address-routes.ts.
+ */
+export const customerRoutes: RouteDef[] = [
+  route({
+    method: 'GET',
+    path: '/customers',
+    policy: CustomerPolicy,
+    permission: 'customers/view',
+    schema: { query: CustomerListQuery },
+    envelope: 'admin',
+    rateLimit: LIST,
+    handler: async (ctx, { query }) => ({ customers: await listCustomers(ctx, query) }),
+  }),
+  route({
+    method: 'POST',
+    path: '/customers',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { body: CustomerBody },
+    envelope: 'admin',
+    rateLimit: CREATE,
+    handler: async (ctx, { body }) => ({ message: 'Customer created successfully!', data: await createCustomer(ctx, body) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/customers/attachable-user',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { query: AttachableUsersQuery },
+    envelope: 'admin',
+    rateLimit: LIST,
+    handler: async (ctx, { query }) => ({ success: true, data: { users: await attachableUsers(ctx, query) } }),
+  }),
+  route({
+    method: 'POST',
+    path: '/customers/do-bulk-action',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { body: BulkActionBody },
+    envelope: 'admin',
+    rateLimit: UPDATE,
+    handler: (ctx, { body }) => bulkAction(ctx, body),
+  }),
+  route({
+    method: 'GET',
+    path: '/customers/get-stats/:customer',
+    policy: CustomerPolicy,
+    permission: 'customers/view',
+    schema: { params: StatsParams },
+    envelope: 'admin',
+    rateLimit: LIST,
+    handler: async (ctx, { params }) => {
+      const customer = await findCustomer(ctx.db, params.customer);
+      return { widgets: ctx.hooks.applyFilters('store/widgets/single_customer', [], { customer }) };
+    },
+  }),
+
+  route({
+    method: 'GET',
+    path: '/customers/:customerId',
+    policy: CustomerPolicy,
+    permission: 'customers/view',
+    schema: { params: CustomerParams, query: CustomerDetailQuery },
+    envelope: 'admin',
+    rateLimit: LIST,
+    handler: async (ctx, { params, query }) => {
+      const row = await findCustomerRow(ctx.db, params.customerId);
+      // The spec gives this 404 its own flat shape, with the way back to the list.
+      if (!row) return new Reply({ message: 'Customer not found', back_text: 'Back to Customers', back_url: adminCustomersUrl(ctx.host) }, 404);
+      const customer = await presentAdminDetail(ctx, presentCustomer(row), { with: query.with, customerOnly: query.params?.customer_only === 'yes' });
+      return { customer };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/customers/:customerId',
+    policy: CustomerFrontendPolicy,
+    permission: 'authenticated',
+    schema: { params: CustomerParams, query: PortalDetailQuery },
+    envelope: 'message',
+    rateLimit: LIST,
+    handler: async (ctx, { params, query }) => {
+      const row = await ownCustomerRow(ctx, params.customerId, await customerIdOf(ctx.db, ctx.scope!));
+      if (!row) return new Reply({ message: PORTAL_VIEW_DENIED }, 403);
+      const customer: Record<string, unknown> = presentPortal(presentCustomer(row));
+      const id = Number(row.id);
+      const wanted = query.with ?? [];
+      if (wanted.includes('billing_address')) customer.billing_address = (await addressesOf(ctx.db, [id], 'billing')).get(id);
+      if (wanted.includes('shipping_address')) customer.shipping_address = (await addressesOf(ctx.db, [id], 'shipping')).get(id);
+      if (wanted.includes('orders')) {
+        const rows = (await ctx.db('store_orders').where({ customer_id: id }).orderBy('id', 'desc').limit(50)) as OrderRow[];
+        customer.orders = rows.map(presentOrderSummary);
+      }
+      return { customer };
+    },
+  }),
+
+  route({
+    method: 'PUT',
+    path: '/customers/:customerId',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { params: CustomerParams, body: CustomerUpdateBody },
+    envelope: 'admin',
+    rateLimit: UPDATE,
+    handler: async (ctx, { params, body }) => ({ message: 'Customer updated successfully!', data: await updateCustomer(ctx, params.customerId, body) }),
+  }),
+  route({
+    method: 'PUT',
+    path: '/customers/:customerId',
+    policy: CustomerFrontendPolicy,
+    permission: 'authenticated',
+    schema: { params: CustomerParams, body: PortalCustomerBody },
+    envelope: 'message',
+    rateLimit: UPDATE,
+    handler: async (ctx, { params, body }) => {
+      const row = await ownCustomerRow(ctx, params.customerId, await customerIdOf(ctx.db, ctx.scope!));
+      if (!row) return new Reply({ message: PORTAL_UPDATE_DENIED }, 403);
+      const customer = await portalUpdateCustomer(ctx, row, body);
+      return {
+        message: 'Customer updated successfully!',
+        data: { id: customer.id, email: customer.email, first_name: customer.first_name, last_name: customer.last_name },
+      };
+    },
+  }),
+
+  route({
+    method: 'PUT',
+    path: '/customers/:customerId/additional-info',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { params: CustomerParams, body: AdditionalInfoBody },
+    envelope: 'admin',
+    rateLimit: UPDATE,
+    handler: async (ctx, { params, body }) => ({
+      message: 'Customer labels updated successfully!',
+      data: await updateAdditionalInfo(ctx, params.customerId, body.labels),
+    }),
+  }),
+
+  route({
+    method: 'GET',
+    path: '/customers/:customerId/orders',
+    policy: CustomerPolicy,
+    permission: 'customers/view',
+    schema: { params: CustomerParams, query: CustomerOrdersQuery },
+    envelope: 'admin',
+    rateLimit: LIST,
+    handler: async (ctx, { params, query }) => {
+      await findCustomer(ctx.db, params.customerId);
+      return { orders: await pageOfCustomerOrders(ctx, params.customerId, query) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/customers/:customerId/orders',
+    policy: CustomerFrontendPolicy,
+    permission: 'authenticated',
+    schema: { params: CustomerParams, query: PortalOrdersQuery },
+    envelope: 'message',
+    rateLimit: LIST,
+    handler: async (ctx, { params, query }) => {
+      const ownId = await customerIdOf(ctx.db, ctx.scope!);
+      if (!(await ownCustomerRow(ctx, params.customerId, ownId))) return { orders: [] };
+      return { orders: await portalOrderPage(ctx, params.customerId, ownId, query) };
+    },
+  }),
+
+  route({
+    method: 'GET',
+    path: '/customers/:customerId/order',
+    policy: CustomerPolicy,
+    permission: 'customers/view',
+    schema: { params: CustomerParams },
+    envelope: 'admin',
+    rateLimit: LIST,
+    handler: async (ctx, { params }) => {
+      await findCustomer(ctx.db, params.customerId);
+      return { data: { data: await customerOrdersWithItems(ctx.db, params.customerId) } };
+    },
+  }),
+
+  route({
+    method: 'POST',
+    path: '/customers/:customerId/recalculate-ltv',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { params: CustomerParams },
+    envelope: 'admin',
+    rateLimit: UPDATE,
+    handler: async (ctx, { params }) => {
+      const customer = await transaction(ctx, (trx) => recalculateCustomerStats(trx, params.customerId));
+      // The spec gives this 404 the flat `{message}` shape.
+      if (!customer) return new Reply({ message: 'Customer not found' }, 404);
+      return { message: 'Customer lifetime value recalculated successfully', customer };
+    },
+  }),
+
+  route({
+    method: 'POST',
+    path: '/customers/:customerId/attachable-user',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { params: CustomerParams, body: AttachUserBody },
+    envelope: 'admin',
+    rateLimit: UPDATE,
+    handler: async (ctx, { params, body }) => {
+      const customer = await setCustomerUser(ctx, params.customerId, Number(body.user_id));
+      return { success: true, data: { customer: { id: customer.id, user_id: customer.user_id, updated_at: customer.updated_at } } };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/customers/:customerId/detach-user',
+    policy: CustomerPolicy,
+    permission: 'customers/manage',
+    schema: { params: CustomerParams },
+    envelope: 'admin',
+    rateLimit: UPDATE,
+    handler: async (ctx, { params }) => {
+      const customer = await setCustomerUser(ctx, params.customerId, null);
+      return { success: true, data: { customer: { id: customer.id, user_id: customer.user_id, updated_at: customer.updated_at } } };
+    },
+  }),
+];

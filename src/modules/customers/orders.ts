@@ -1,0 +1,262 @@
+import type { Knex } from 'knex';
+import type { Ctx } from '../../core/context';
+import { parseJson, whereContains } from '../../core/db';
+import { runList, type ListSpec } from '../../core/list';
+import { paginate, readPage, type Page } from '../../core/page';
+import { ownedBy } from './owner';
+import { applyAdvancedFilters, parseAdvancedFilters, type FilterProperty } from './filters';
+import type { OrderView } from './schemas';
+
+type Num = number | string;
+
+/** Payment statuses that make an order a purchase (both spellings the spec and the reference use). */
+export const PURCHASE_PAYMENT_STATUSES = ['paid', 'partially_paid', 'partially-paid', 'partially_refunded', 'partially-refunded', 'refunded'] as const;
+
+const ORDER_MONEY = [
+  'subtotal',
+  'discount_tax',
+  'manual_discount_total',
+  'coupon_discount_total',
+  'shipping_tax',
+  'shipping_total',
+  'fee_total',
+  'tax_total',
+  'total_amount',
+  'total_paid',
+  'total_refund',
+] as const;
+
+export type OrderRow = Record<string, unknown> & { id: Num; customer_id: Num | null; parent_id: Num | null; receipt_number: Num | null };
+
+/** An order as the customer routes show it (the spec's Order fields). */
+export function presentOrder(row: OrderRow) {
+  const money = Object.fromEntries(ORDER_MONEY.map((k) => [k, Number(row[k] ?? 0)])) as Record<(typeof ORDER_MONEY)[number], number>;
+  return {
+    id: Number(row.id),
+    uuid: row.uuid as string,
+    parent_id: row.parent_id === null ? null : Number(row.parent_id),
+    customer_id: row.customer_id === null ? null : Number(row.customer_id),
+    receipt_number: row.receipt_number === null ? null : Number(row.receipt_number),
+    invoice_no: row.invoice_no as string,
+    status: row.status as string,
+    payment_status: row.payment_status as string,
+    shipping_status: row.shipping_status as string,
+    payment_method: row.payment_method as string,
+    payment_method_title: row.payment_method_title as string,
+    type: row.type as string,
+    fulfillment_type: row.fulfillment_type as string,
+    mode: row.mode as string,
+    currency: row.currency as string,
+    ...money,
+    rate: Number(row.rate),
+    note: (row.note as string | null) ?? '',
+    ip_address: row.ip_address as string,
+    completed_at: row.completed_at as string | null,
+    refunded_at: row.refunded_at as string | null,
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+  };
+}
+
+/** The customer-facing order summary (spec: id, invoice_no, total_amount, uuid, type, status, created_at). */
+export function presentOrderSummary(row: OrderRow) {
+  return {
+    id: Number(row.id),
+    invoice_no: row.invoice_no as string,
+    total_amount: Number(row.total_amount),
+    uuid: row.uuid as string,
+    type: row.type as string,
+    status: row.status as string,
+    created_at: row.created_at as string,
+  };
+}
+
+const ITEM_MONEY = ['unit_price', 'item_cost', 'subtotal', 'tax_amount', 'shipping_charge', 'discount_total', 'line_total', 'refund_total'] as const;
+
+export function presentOrderItem(row: Record<string, unknown>) {
+  const money = Object.fromEntries(ITEM_MONEY.map((k) => [k, Number(row[k] ?? 0)])) as Record<(typeof ITEM_MONEY)[number], number>;
+  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+  return {
+    id: Number(row.id),
+    order_id: Number(row.order_id),
+    post_id: num(row.post_id),
+    variation_id: num(row.variation_id),
+    object_id: num(row.variation_id),
+    fulfillment_type: row.fulfillment_type as string,
+    payment_type: row.payment_type as string,
+    post_title: row.post_title as string,
+    title: row.title as string,
+    cart_index: Number(row.cart_index),
+    quantity: Number(row.quantity),
+    ...money,
+    price: money.unit_price,
+    item_total: money.subtotal,
+    total: money.line_total,
+    rate: Number(row.rate),
+    other_info: parseJson<unknown>(row.other_info, {}),
+    line_meta: parseJson<unknown>(row.line_meta, {}),
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+  };
+}
+
+/** Orders of many customers at once (newest first): customer id → orders. */
+export async function ordersByCustomer(db: Knex | Knex.Transaction, customerIds: number[]): Promise<Map<number, ReturnType<typeof presentOrder>[]>> {
+  const out = new Map<number, ReturnType<typeof presentOrder>[]>(customerIds.map((id) => [id, []]));
+  if (!customerIds.length) return out;
+  const rows = (await db('store_orders').whereIn('customer_id', customerIds).orderBy('id', 'desc')) as OrderRow[];
+  for (const row of rows) out.get(Number(row.customer_id))?.push(presentOrder(row));
+  return out;
+}
+
+/** Items of many orders at once; `signup_fee` lines are left out (the `filtered_order_items` of the reference). */
+export async function filteredItemsByOrder(db: Knex | Knex.Transaction, orderIds: number[]): Promise<Map<number, ReturnType<typeof presentOrderItem>[]>> {
+  const out = new Map<number, ReturnType<typeof presentOrderItem>[]>(orderIds.map((id) => [id, []]));
+  if (!orderIds.length) return out;
+  const rows = (await db('store_order_items')
+    .whereIn('order_id', orderIds)
+    .whereNot('payment_type', 'signup_fee')
+    .orderBy(['order_id', 'cart_index', 'id'])) as Array<Record<string, unknown>>;
+  for (const row of rows) out.get(Number(row.order_id))?.push(presentOrderItem(row));
+  return out;
+}
+
+/** `GET /customers/{customerId}/order`: every order of the customer, newest first, with its filtered items. */
+export async function customerOrdersWithItems(db: Knex, customerId: number) {
+  const orders = (await db('store_orders').where({ customer_id: customerId }).orderBy('id', 'desc')) as OrderRow[];
+  const items = await filteredItemsByOrder(
+    db,
+    orders.map((o) => Number(o.id)),
+  );
+  return orders.map((row) => ({ ...presentOrder(row), filtered_order_items: items.get(Number(row.id)) ?? [] }));
+}
+
+const itemsOfOrder = (column: 'variation_id' | 'post_id') => (sub: Knex.QueryBuilder, ids: number[]) =>
+  sub.select('oi.id').from('store_order_items as oi').whereRaw('?? = ??', ['oi.order_id', 'o.id']).whereIn(`oi.${column}`, ids);
+
+/** The advanced filters of a customer's order list. */
+export const ORDER_FILTERS: Record<string, FilterProperty> = {
+  status: { kind: 'choice', sql: () => 'o.status' },
+  payment_status: { kind: 'choice', sql: () => 'o.payment_status' },
+  shipping_status: { kind: 'choice', sql: () => 'o.shipping_status' },
+  type: { kind: 'choice', sql: () => 'o.type' },
+  fulfillment_type: { kind: 'choice', sql: () => 'o.fulfillment_type', choices: ['digital', 'physical'] },
+  payment_method: { kind: 'choice', sql: () => 'o.payment_method' },
+  currency: { kind: 'choice', sql: () => 'o.currency' },
+  invoice_no: { kind: 'text', sql: () => 'o.invoice_no' },
+  total_amount: { kind: 'number', sql: () => 'o.total_amount' },
+  total_paid: { kind: 'number', sql: () => 'o.total_paid' },
+  total_refund: { kind: 'number', sql: () => 'o.total_refund' },
+  created_at: { kind: 'date', sql: () => 'o.created_at' },
+  completed_at: { kind: 'date', sql: () => 'o.completed_at' },
+  refunded_at: { kind: 'date', sql: () => 'o.refunded_at' },
+  order_items: { kind: 'ids', related: itemsOfOrder('variation_id') },
+  products: { kind: 'ids', related: itemsOfOrder('post_id') },
+};
+
+const ORDER_LIST: Omit<ListSpec, 'limits'> = {
+  sortable: {
+    id: 'o.id',
+    invoice_no: 'o.invoice_no',
+    status: 'o.status',
+    payment_status: 'o.payment_status',
+    type: 'o.type',
+    total_amount: 'o.total_amount',
+    total_paid: 'o.total_paid',
+    created_at: 'o.created_at',
+    updated_at: 'o.updated_at',
+    completed_at: 'o.completed_at',
+  },
+  defaultSort: 'id',
+  search: {
+    columns: {
+      id: { column: 'o.id', kind: 'integer' },
+      invoice_no: { column: 'o.invoice_no', kind: 'string' },
+      status: { column: 'o.status', kind: 'string' },
+      payment_status: { column: 'o.payment_status', kind: 'string' },
+      type: { column: 'o.type', kind: 'string' },
+      payment_method: { column: 'o.payment_method', kind: 'string' },
+      currency: { column: 'o.currency', kind: 'string' },
+      total_amount: { column: 'o.total_amount', kind: 'integer' },
+      total_paid: { column: 'o.total_paid', kind: 'integer' },
+      created_at: { column: 'o.created_at', kind: 'date' },
+      completed_at: { column: 'o.completed_at', kind: 'date' },
+    },
+    idColumn: 'o.id',
+    // the invoice number, an item's title, or the id when the text is a number
+    text: (query, text) =>
+      query.where((q) => {
+        if (/^\d{1,15}$/.test(text)) q.where('o.id', Number(text));
+        q.orWhere((w) => whereContains(w, 'o.invoice_no', text)).orWhereExists((sub) =>
+          sub
+            .select('si.id')
+            .from('store_order_items as si')
+            .whereRaw('?? = ??', ['si.order_id', 'o.id'])
+            .where((w) => whereContains(w, 'si.title', text).orWhere((x) => whereContains(x, 'si.post_title', text))),
+        );
+      }),
+  },
+};
+
+/** One view of the order list (spec: order list views). */
+function applyView(query: Knex.QueryBuilder, view: OrderView): void {
+  switch (view) {
+    case 'on-hold':
+    case 'completed':
+    case 'processing':
+    case 'canceled':
+      query.where('o.status', view);
+      return;
+    case 'paid':
+      query.where('o.payment_status', 'paid');
+      return;
+    case 'refunded':
+      query.where('o.payment_status', 'refunded');
+      return;
+    case 'partially_refunded':
+      query.whereIn('o.payment_status', ['partially_refunded', 'partially-refunded']);
+      return;
+    case 'renewal':
+    case 'subscription':
+      query.where('o.type', view);
+      return;
+    case 'onetime':
+      query.whereIn('o.type', ['payment', 'onetime', 'one-time']);
+      return;
+  }
+}
+
+export interface CustomerOrdersInput {
+  page?: unknown;
+  per_page?: unknown;
+  search?: string;
+  sort_by?: string;
+  sort_type?: string;
+  filter_type?: 'simple' | 'advanced';
+  advanced_filters?: string;
+  active_view?: OrderView;
+}
+
+/** A page of one customer's orders (admin): search, views, advanced filters, allowlisted sort. */
+export async function pageOfCustomerOrders(ctx: Ctx, customerId: number, input: CustomerOrdersInput): Promise<Page<ReturnType<typeof presentOrder>>> {
+  const filterCtx = { zone: ctx.tz, now: ctx.clock.now() };
+  const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, ORDER_FILTERS, filterCtx) : [];
+  const query = ctx.db('store_orders as o').select('o.*').where('o.customer_id', customerId);
+  if (input.active_view) applyView(query, input.active_view);
+  applyAdvancedFilters(query, ctx.db, groups, ORDER_FILTERS, filterCtx);
+  const page = await runList<OrderRow>(ctx, query, input, { ...ORDER_LIST, limits: { min: 1, max: 199, default: 10 } }, 'o.id');
+  return { ...page, data: page.data.map(presentOrder) };
+}
+
+/** The portal's page of the caller's own orders (summaries, newest first, 15 per page); ownership is in the query. */
+export async function portalOrderPage(
+  ctx: Ctx,
+  customerId: number,
+  ownId: number | null,
+  input: { page?: unknown; per_page?: unknown },
+): Promise<Page<ReturnType<typeof presentOrderSummary>>> {
+  const { page, perPage } = readPage(input, { min: 1, max: 199, default: 15 });
+  const query = ownedBy(ctx.db('store_orders').where('customer_id', customerId), ownId).select('*').orderBy('id', 'desc');
+  const result = await paginate<OrderRow>(query, page, perPage);
+  return { ...result, data: result.data.map(presentOrderSummary) };
+}

@@ -1,0 +1,550 @@
+import crypto from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
+import countries from 'i18n-iso-countries';
+import type { Knex } from 'knex';
+import type { HostUser } from '../../host/contract';
+import { transaction, type Ctx } from '../../core/context';
+import { escapeLike, insertedId } from '../../core/db';
+import { fail, invalid, type FieldErrors } from '../../core/errors';
+import { runList, type ListSpec } from '../../core/list';
+import type { Page } from '../../core/page';
+import { applySearch, parseSearch, type SearchSpec } from '../../core/search';
+import { toTimestamp } from '../../core/time';
+import { recordActivity } from '../activities/service';
+import { labelsFor, syncLabels } from '../labels/service';
+import type { Label } from '../labels/types';
+import { isUniqueViolation } from '../products/validation';
+import { getStoreSettings } from '../settings/store-settings';
+import type { NameMode } from '../settings/types';
+import { presentAddresses, type AddressRow } from './addresses';
+import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterProperty } from './filters';
+import { ordersByCustomer, PURCHASE_PAYMENT_STATUSES } from './orders';
+import { pick, presentAdmin, presentCustomer, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
+import type { CUSTOMER_DETAIL_WITH, CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
+import type { Address, AddressType, CustomerRecord, CustomerStatus } from './types';
+import { createHostUser, customerOfUser, linkableUser } from './users-link';
+
+const CUSTOMERS = 'store_customers';
+
+export const customerNotFound = () => fail('not_found', 'Customer not found');
+export const customerExists = () => fail('invalid_state', 'Customer already exists.', { status: 400, data: { email: { unique: 'Customer already exists.' } } });
+
+export async function findCustomerRow(db: Knex | Knex.Transaction, id: number): Promise<CustomerRow | undefined> {
+  return (await db(CUSTOMERS).where({ id }).first()) as CustomerRow | undefined;
+}
+
+/** The customer record; 404 `Customer not found` when there is none. */
+export async function findCustomer(db: Knex | Knex.Transaction, id: number): Promise<CustomerRecord> {
+  const row = await findCustomerRow(db, id);
+  if (!row) throw customerNotFound();
+  return presentCustomer(row);
+}
+
+/* ------------------------------------------------------------------ relations */
+
+/** The addresses of many customers of one type, primary first: customer id → addresses. */
+export async function addressesOf(db: Knex | Knex.Transaction, customerIds: number[], type: AddressType): Promise<Map<number, Address[]>> {
+  const out = new Map<number, Address[]>(customerIds.map((id) => [id, []]));
+  if (!customerIds.length) return out;
+  const rows = (await db('store_customer_addresses')
+    .whereIn('customer_id', customerIds)
+    .where({ type })
+    .orderBy([{ column: 'customer_id' }, { column: 'is_primary', order: 'desc' }, { column: 'id', order: 'asc' }])) as AddressRow[];
+  const presented = await presentAddresses(rows);
+  for (const address of presented) out.get(address.customer_id)?.push(address);
+  return out;
+}
+
+type Relations = 'orders' | 'labels' | 'billing_address' | 'shipping_address';
+
+/** Loads the requested relations of a page of customers, one query per relation (no N+1). */
+async function loadRelations(db: Knex, ids: number[], wanted: readonly Relations[]): Promise<(id: number) => Record<string, unknown>> {
+  const has = (r: Relations) => wanted.includes(r);
+  const [orders, labels, billing, shipping] = await Promise.all([
+    has('orders') ? ordersByCustomer(db, ids) : null,
+    has('labels') ? labelsFor(db, 'customer', ids) : null,
+    has('billing_address') ? addressesOf(db, ids, 'billing') : null,
+    has('shipping_address') ? addressesOf(db, ids, 'shipping') : null,
+  ]);
+  return (id) => ({
+    ...(orders ? { orders: orders.get(id) ?? [] } : {}),
+    ...(labels ? { labels: labels.get(id) ?? [] } : {}),
+    ...(billing ? { billing_address: billing.get(id) ?? [] } : {}),
+    ...(shipping ? { shipping_address: shipping.get(id) ?? [] } : {}),
+  });
+}
+
+/* ------------------------------------------------------------------ list */
+
+/** Columns `sort_by` may name: the fillable ones, plus id and the timestamps. */
+const SORTABLE = Object.fromEntries(
+  [
+    'id',
+    'user_id',
+    'email',
+    'first_name',
+    'last_name',
+    'status',
+    'purchase_count',
+    'ltv',
+    'aov',
+    'first_purchase_date',
+    'last_purchase_date',
+    'country',
+    'city',
+    'state',
+    'postcode',
+    'created_at',
+    'updated_at',
+  ].map((c) => [c, `c.${c}`]),
+);
+
+function customerSearch(db: Knex): SearchSpec {
+  const integer = (column: string) => ({ column: `c.${column}`, kind: 'integer' as const });
+  const string = (column: string) => ({ column: `c.${column}`, kind: 'string' as const });
+  const date = (column: string) => ({ column: `c.${column}`, kind: 'date' as const });
+  return {
+    columns: {
+      id: integer('id'),
+      user_id: integer('user_id'),
+      ltv: integer('ltv'),
+      aov: integer('aov'),
+      purchase_count: integer('purchase_count'),
+      email: string('email'),
+      first_name: string('first_name'),
+      last_name: string('last_name'),
+      status: string('status'),
+      country: string('country'),
+      city: string('city'),
+      state: string('state'),
+      postcode: string('postcode'),
+      created_at: date('created_at'),
+      updated_at: date('updated_at'),
+      first_purchase_date: date('first_purchase_date'),
+      last_purchase_date: date('last_purchase_date'),
+    },
+    idColumn: 'c.id',
+    // the id (when the text is a number), the email, or the name ("Jane Doe" matches first + last name)
+    text: (query, text) =>
+      query.where((q) => {
+        if (/^\d{1,15}$/.test(text)) q.where('c.id', Number(text));
+        const pattern = `%${escapeLike(text)}%`;
+        q.orWhereRaw(`c.email like ? escape '!'`, [pattern.toLowerCase()]).orWhereRaw(`${fullNameSql(db, 'c')} like ? escape '!'`, [pattern]);
+      }),
+  };
+}
+
+/** The advanced filters of the customer list (see filters.ts for the format). */
+export const CUSTOMER_FILTERS: Record<string, FilterProperty> = {
+  name: { kind: 'text', sql: (db) => fullNameSql(db, 'c') },
+  first_name: { kind: 'text', sql: () => 'c.first_name' },
+  last_name: { kind: 'text', sql: () => 'c.last_name' },
+  email: { kind: 'text', sql: () => 'c.email' },
+  country: { kind: 'text', sql: () => 'c.country' },
+  city: { kind: 'text', sql: () => 'c.city' },
+  ltv: { kind: 'number', sql: () => 'c.ltv' },
+  aov: { kind: 'number', sql: () => 'c.aov' },
+  purchase_count: { kind: 'number', sql: () => 'c.purchase_count' },
+  first_purchase_date: { kind: 'date', sql: () => 'c.first_purchase_date' },
+  last_purchase_date: { kind: 'date', sql: () => 'c.last_purchase_date' },
+  created_at: { kind: 'date', sql: () => 'c.created_at' },
+  status: { kind: 'choice', sql: () => 'c.status', choices: ['active', 'inactive', 'archived'] },
+  labels: {
+    kind: 'ids',
+    related: (sub, ids) =>
+      sub
+        .select('lr.id')
+        .from('store_label_relations as lr')
+        .where('lr.object_type', 'customer')
+        .whereRaw('?? = ??', ['lr.object_id', 'c.id'])
+        .whereIn('lr.label_id', ids),
+  },
+  /** Variations the customer bought (in a paid, partially paid or (partially) refunded order). */
+  order_items: {
+    kind: 'ids',
+    related: (sub, ids) =>
+      sub
+        .select('po.id')
+        .from('store_orders as po')
+        .join('store_order_items as pi', 'pi.order_id', 'po.id')
+        .whereRaw('?? = ??', ['po.customer_id', 'c.id'])
+        .whereIn('po.payment_status', [...PURCHASE_PAYMENT_STATUSES])
+        .whereIn('pi.variation_id', ids),
+  },
+  /** Products the customer bought, by product id. */
+  products: {
+    kind: 'ids',
+    related: (sub, ids) =>
+      sub
+        .select('pp.id')
+        .from('store_orders as pp')
+        .join('store_order_items as ppi', 'ppi.order_id', 'pp.id')
+        .whereRaw('?? = ??', ['pp.customer_id', 'c.id'])
+        .whereIn('pp.payment_status', [...PURCHASE_PAYMENT_STATUSES])
+        .whereIn('ppi.post_id', ids),
+  },
+};
+
+/** `select=id,email` / `select[]=email`: allowlisted columns (id always comes along); 422 naming unknown ones. */
+function selectedColumns(select: string[] | undefined): string[] | null {
+  if (!select) return null;
+  const columns = [
+    ...new Set(
+      select
+        .flatMap((s) => s.split(','))
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (!columns.length) return null;
+  const unknown = columns.filter((c) => !(SELECTABLE_COLUMNS as readonly string[]).includes(c));
+  if (unknown.length) throw invalid('select', 'in', `The select field names unknown columns: ${unknown.join(', ')}.`);
+  return columns.includes('id') ? columns : ['id', ...columns];
+}
+
+export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerListQuery>): Promise<Page<Record<string, unknown>>> {
+  const columns = selectedColumns(input.select);
+  const filterCtx = { zone: ctx.tz, now: ctx.clock.now() };
+  const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, CUSTOMER_FILTERS, filterCtx) : [];
+  const search = customerSearch(ctx.db);
+  const query = ctx.db(`${CUSTOMERS} as c`).select('c.*');
+  // The filters as one group, so `include_ids` can add records whatever they say.
+  query.where((q) => {
+    q.whereRaw('1 = 1');
+    if (input.active_view) q.where('c.status', input.active_view);
+    applySearch(q, parseSearch(input.search), search, ctx.tz);
+    applyAdvancedFilters(q, ctx.db, groups, CUSTOMER_FILTERS, filterCtx);
+  });
+  if (input.include_ids?.length) query.orWhereIn('c.id', input.include_ids);
+  const spec: ListSpec = { limits: { min: 1, max: 199, default: 10 }, sortable: SORTABLE, defaultSort: 'id' };
+  const page = await runList<CustomerRow>(ctx, query, { ...input, search: undefined }, spec, 'c.id');
+  const records = page.data.map(presentCustomer);
+  const related = await loadRelations(
+    ctx.db,
+    records.map((c) => c.id),
+    input.with ?? [],
+  );
+  const data = records.map((c) => ({ ...(columns ? pick(c, columns) : presentAdmin(ctx.host, c)), ...related(c.id) }));
+  return { ...page, data };
+}
+
+/* ------------------------------------------------------------------ detail */
+
+/** Labels of one customer as the admin detail shows them. */
+async function labelFields(db: Knex | Knex.Transaction, id: number): Promise<{ selected_labels: number[]; labels: Label[] }> {
+  const labels = (await labelsFor(db, 'customer', [id])).get(id) ?? [];
+  return { selected_labels: labels.map((l) => l.id), labels };
+}
+
+/** The admin shape of one customer: computed fields, labels, and the requested relations. */
+export async function presentAdminDetail(
+  ctx: Ctx,
+  customer: CustomerRecord,
+  options: { with?: ReadonlyArray<(typeof CUSTOMER_DETAIL_WITH)[number]>; customerOnly?: boolean } = {},
+): Promise<AdminCustomer & Record<string, unknown>> {
+  const wanted = options.with ?? [];
+  const relations = await loadRelations(
+    ctx.db,
+    [customer.id],
+    wanted.filter((w): w is Relations => w !== 'subscriptions' && w !== 'wpUser'),
+  );
+  const out: AdminCustomer & Record<string, unknown> = { ...presentAdmin(ctx.host, customer), ...relations(customer.id) };
+  if (!options.customerOnly) Object.assign(out, await labelFields(ctx.db, customer.id));
+  // The subscriptions table arrives with the subscriptions issue; until then a customer has none.
+  if (wanted.includes('subscriptions')) out.subscriptions = [];
+  if (wanted.includes('wpUser')) out.wp_user = customer.user_id === null ? null : publicUser(await ctx.host.users.findById(customer.user_id));
+  return out;
+}
+
+function publicUser(user: HostUser | null) {
+  if (!user) return null;
+  return {
+    id: user.id,
+    user_login: user.login,
+    user_email: user.email,
+    display_name: user.display_name,
+    user_nicename: user.nicename,
+    first_name: user.first_name,
+    last_name: user.last_name,
+    user_url: user.url,
+    user_registered: user.registered,
+    roles: user.roles,
+  };
+}
+
+/* ------------------------------------------------------------------ create / update */
+
+type CustomerInput = Static<typeof CustomerBody>;
+type CustomerUpdateInput = Static<typeof CustomerUpdateBody>;
+
+interface ResolvedFields {
+  email: string;
+  first_name: string;
+  last_name: string;
+  city?: string;
+  state?: string;
+  postcode?: string;
+  country?: string;
+  notes?: string;
+  status?: CustomerStatus;
+  aov?: number;
+}
+
+function throwIfAny(errors: FieldErrors): void {
+  const fields = Object.keys(errors);
+  if (fields.length) throw fail('validation_error', Object.values(errors[fields[0]])[0], { errors });
+}
+
+/** The `email` format of ajv-formats. */
+const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+
+/**
+ * The stored values of a create or update body: names by the store's name mode (full-name mode splits `full_name`
+ * at the first space), the email trimmed and lower-cased, the country an upper-cased ISO code.
+ */
+export function resolveFields(body: Static<typeof PortalCustomerBody> | CustomerInput, mode: NameMode): ResolvedFields {
+  const errors: FieldErrors = {};
+  let first_name = '';
+  let last_name = '';
+  if (mode === 'full') {
+    const full = (body.full_name ?? '').trim().replace(/\s+/g, ' ');
+    if (!full) errors.full_name = { required: 'The full name field is required.' };
+    const space = full.indexOf(' ');
+    first_name = space === -1 ? full : full.slice(0, space);
+    last_name = space === -1 ? '' : full.slice(space + 1);
+  } else {
+    first_name = (body.first_name ?? '').trim();
+    last_name = (body.last_name ?? '').trim();
+    if (!first_name) errors.first_name = { required: 'The first name field is required.' };
+  }
+  const email = body.email.trim().toLowerCase();
+  if (!email) errors.email = { required: 'The email field is required.' };
+  else if (!EMAIL.test(email)) errors.email = { email: 'The email field must be a valid email address.' };
+  const country = body.country?.trim().toUpperCase();
+  if (country && !(/^[A-Z]{2}$/.test(country) && countries.isValid(country))) {
+    errors.country = { country: 'The country field must be a valid ISO 3166-1 alpha-2 code.' };
+  }
+  throwIfAny(errors);
+  const fields: ResolvedFields = { email, first_name, last_name };
+  for (const key of ['city', 'state', 'postcode'] as const) if (body[key] !== undefined) fields[key] = body[key]!.trim();
+  if (country !== undefined) fields.country = country;
+  if (body.notes !== undefined) fields.notes = body.notes;
+  const admin = body as CustomerInput;
+  if (admin.status !== undefined) fields.status = admin.status;
+  if (admin.aov !== undefined) fields.aov = Number(admin.aov);
+  return fields;
+}
+
+const wantsHostUser = (value: unknown) => value === true || (typeof value === 'string' && ['yes', 'true', '1', 'on'].includes(value.toLowerCase()));
+
+async function assertEmailFree(db: Knex | Knex.Transaction, email: string, exceptId?: number): Promise<void> {
+  const query = db(CUSTOMERS).where({ email });
+  if (exceptId !== undefined) query.whereNot({ id: exceptId });
+  if (await query.first('id')) throw customerExists();
+}
+
+/**
+ * Which host user a new or updated customer is linked to: `user_id` when sent (it must exist and be free), else the
+ * host user with the customer's email when that user is free, else a new host user when `wp_user` is `yes`.
+ */
+async function resolveUser(
+  ctx: Ctx,
+  body: CustomerInput & { username?: string },
+  fields: ResolvedFields,
+  current: CustomerRecord | null,
+): Promise<number | null | undefined> {
+  const exceptId = current?.id ?? null;
+  if (body.user_id !== undefined && body.user_id !== null) {
+    const user = await linkableUser(ctx, Number(body.user_id), exceptId);
+    return user.id;
+  }
+  if (current?.user_id) return undefined; // keeps the linked user
+  const byEmail = await ctx.host.users.findByEmail(fields.email);
+  if (byEmail) {
+    const linked = await customerOfUser(ctx.db, byEmail.id);
+    if (linked === null || linked === exceptId) return byEmail.id;
+    if (wantsHostUser(body.wp_user)) throw invalid('wp_user', 'unique', 'The user account with this email is already linked to another customer.');
+    return undefined;
+  }
+  if (!wantsHostUser(body.wp_user)) return undefined;
+  const user = await createHostUser(ctx, {
+    email: fields.email,
+    first_name: fields.first_name,
+    last_name: fields.last_name,
+    url: body.user_url || undefined,
+    login: body.username,
+  });
+  return user.id;
+}
+
+function uniqueFailure(error: unknown): never {
+  if (isUniqueViolation(error, CUSTOMERS, 'email')) throw customerExists();
+  if (isUniqueViolation(error, CUSTOMERS, 'user_id')) throw invalid('user_id', 'unique', 'This user is already linked to another customer.');
+  throw error;
+}
+
+export async function createCustomer(ctx: Ctx, body: CustomerInput): Promise<AdminCustomer> {
+  const { name_mode } = await getStoreSettings(ctx.host);
+  const fields = resolveFields(body, name_mode);
+  await assertEmailFree(ctx.db, fields.email);
+  const userId = (await resolveUser(ctx, body, fields, null)) ?? null;
+  const now = toTimestamp(ctx.clock.now());
+  try {
+    const customer = await transaction(ctx, async (trx, afterCommit) => {
+      const id = insertedId(
+        await trx(CUSTOMERS).insert({
+          city: '',
+          state: '',
+          postcode: '',
+          country: '',
+          notes: '',
+          status: 'active',
+          ...fields,
+          user_id: userId,
+          purchase_value: '{}',
+          uuid: crypto.randomUUID(),
+          created_at: now,
+          updated_at: now,
+        }),
+      );
+      const created = await findCustomer(trx, id);
+      await recordActivity(
+        trx,
+        ctx,
+        { object_type: 'customer', object_id: id, title: 'Customer created', content: created.email, status: 'success' },
+        afterCommit,
+      );
+      afterCommit(() => ctx.hooks.doAction('store/customer/created', created));
+      return created;
+    });
+    return { ...presentAdmin(ctx.host, customer), selected_labels: [], labels: [] };
+  } catch (error) {
+    uniqueFailure(error);
+  }
+}
+
+/** What changed, for the activity log. */
+function changedFields(before: CustomerRecord, after: CustomerRecord): string[] {
+  const keys = ['email', 'first_name', 'last_name', 'status', 'city', 'state', 'postcode', 'country', 'notes', 'aov', 'user_id'] as const;
+  return keys.filter((k) => before[k] !== after[k]);
+}
+
+export async function updateCustomer(ctx: Ctx, id: number, body: CustomerUpdateInput): Promise<AdminCustomer> {
+  const { name_mode } = await getStoreSettings(ctx.host);
+  const current = await findCustomer(ctx.db, id);
+  const fields = resolveFields(body, name_mode);
+  await assertEmailFree(ctx.db, fields.email, id);
+  const newUserId = await resolveUser(ctx, body, fields, current);
+  const userId = newUserId ?? current.user_id;
+  // The linked user's email follows the customer's: it must not be another user's.
+  if (userId !== null) {
+    const holder = await ctx.host.users.findByEmail(fields.email);
+    if (holder && holder.id !== userId) throw invalid('email', 'unique', 'The email is already used by another user account.');
+  }
+  const customer = await saveChanges(ctx, id, { ...fields, user_id: userId });
+  if (userId !== null) {
+    await updateHostUser(ctx, userId, {
+      first_name: customer.first_name,
+      last_name: customer.last_name,
+      email: customer.email,
+      ...(body.display_name?.trim() ? { display_name: body.display_name.trim() } : {}),
+      ...(body.user_nicename ? { nicename: body.user_nicename } : {}),
+      ...(body.user_url !== undefined ? { url: body.user_url } : {}),
+    });
+  }
+  return { ...presentAdmin(ctx.host, customer), ...(await labelFields(ctx.db, id)) };
+}
+
+/** Writes a customer's changes in one transaction: activity, `updated` and (when it changed) `status_changed` after commit. */
+async function saveChanges(ctx: Ctx, id: number, changes: Partial<ResolvedFields> & { user_id?: number | null }): Promise<CustomerRecord> {
+  try {
+    return await transaction(ctx, async (trx, afterCommit) => {
+      const previous = await findCustomer(trx, id);
+      await trx(CUSTOMERS)
+        .where({ id })
+        .update({ ...changes, updated_at: toTimestamp(ctx.clock.now()) });
+      const customer = await findCustomer(trx, id);
+      const changed = changedFields(previous, customer);
+      await recordActivity(
+        trx,
+        ctx,
+        {
+          object_type: 'customer',
+          object_id: id,
+          title: 'Customer updated',
+          content: changed.length ? `Changed: ${changed.join(', ')}.` : 'No field changed.',
+        },
+        afterCommit,
+      );
+      afterCommit(() => ctx.hooks.doAction('store/customer/updated', customer, previous));
+      if (previous.status !== customer.status) afterCommit(() => ctx.hooks.doAction('store/customer/status_changed', customer, previous.status));
+      return customer;
+    });
+  } catch (error) {
+    uniqueFailure(error);
+  }
+}
+
+/** Updates the linked host user's profile after the customer is saved; a failure is logged, the customer stays saved. */
+async function updateHostUser(ctx: Ctx, userId: number, patch: Parameters<Ctx['host']['users']['update']>[1]): Promise<void> {
+  try {
+    await ctx.host.users.update(userId, patch);
+  } catch (error) {
+    ctx.host.logger.error({ err: error, userId }, 'could not update the linked user of a customer');
+  }
+}
+
+/** `PUT /customers/{customerId}/additional-info`: the customer's labels become exactly `labels`. */
+export async function updateAdditionalInfo(ctx: Ctx, id: number, labels: number[]): Promise<AdminCustomer> {
+  const customer = await transaction(ctx, async (trx, afterCommit) => {
+    const customer = await findCustomer(trx, id);
+    const before = (await labelsFor(trx, 'customer', [id])).get(id)!.map((l) => l.id);
+    const after = await syncLabels(trx, ctx, 'customer', id, labels);
+    const same = before.length === after.length && before.every((l) => after.includes(l));
+    if (!same) {
+      await recordActivity(
+        trx,
+        ctx,
+        { object_type: 'customer', object_id: id, title: 'Labels updated', content: after.length ? `Labels: ${after.join(', ')}.` : 'All labels removed.' },
+        afterCommit,
+      );
+      afterCommit(() => ctx.hooks.doAction('store/customer/updated', customer, customer));
+    }
+    return customer;
+  });
+  return { ...presentAdmin(ctx.host, customer), ...(await labelFields(ctx.db, id)) };
+}
+
+/* ------------------------------------------------------------------ portal */
+
+/** The portal caller's own customer `id`, or undefined: ownership is part of the query. */
+export async function ownCustomerRow(ctx: Ctx, id: number, ownId: number | null): Promise<CustomerRow | undefined> {
+  if (ownId === null) return undefined;
+  return (await ctx.db(CUSTOMERS).where({ id }).andWhere({ id: ownId }).first()) as CustomerRow | undefined;
+}
+
+/**
+ * Portal update of the caller's own customer record. `status` and `notes` are accepted (the spec lists them) but a
+ * customer cannot change them: they are the store's. The linked host user's first and last name follow.
+ */
+export async function portalUpdateCustomer(ctx: Ctx, row: CustomerRow, body: Static<typeof PortalCustomerBody>): Promise<CustomerRecord> {
+  const { name_mode } = await getStoreSettings(ctx.host);
+  const fields = resolveFields(body, name_mode);
+  delete fields.status;
+  delete fields.notes;
+  const id = Number(row.id);
+  if (await ctx.db(CUSTOMERS).where({ email: fields.email }).whereNot({ id }).first('id')) {
+    throw invalid('email', 'unique', 'The email has already been taken.');
+  }
+  let customer: CustomerRecord;
+  try {
+    customer = await saveChanges(ctx, id, fields);
+  } catch (error) {
+    if (error instanceof Error && 'status' in error && (error as { status: number }).status === 400) {
+      throw invalid('email', 'unique', 'The email has already been taken.');
+    }
+    throw error;
+  }
+  if (customer.user_id !== null) await updateHostUser(ctx, customer.user_id, { first_name: customer.first_name, last_name: customer.last_name });
+  return customer;
+}
