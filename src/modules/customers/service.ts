@@ -208,14 +208,16 @@ export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerListQ
   const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, CUSTOMER_FILTERS, filterCtx) : [];
   const search = customerSearch(ctx.db);
   const query = ctx.db(`${CUSTOMERS} as c`).select('c.*');
-  // The filters as one group, so `include_ids` can add records whatever they say.
-  query.where((q) => {
-    q.whereRaw('1 = 1');
+  const filter = (q: Knex.QueryBuilder) => {
     if (input.active_view) q.where('c.status', input.active_view);
     applySearch(q, parseSearch(input.search), search, ctx.tz);
     applyAdvancedFilters(q, ctx.db, groups, CUSTOMER_FILTERS, filterCtx);
-  });
-  if (input.include_ids?.length) query.orWhereIn('c.id', input.include_ids);
+  };
+  // With `include_ids` the filters form one group, so those records are added whatever the filters say. Without
+  // it the conditions stay flat: an unfiltered list then counts with SQLite's O(1) `count(*)`.
+  const filtered = Boolean(input.active_view || parseSearch(input.search).kind !== 'empty' || groups.length);
+  if (filtered && input.include_ids?.length) query.where(filter).orWhereIn('c.id', input.include_ids);
+  else filter(query);
   const spec: ListSpec = { limits: { min: 1, max: 199, default: 10 }, sortable: SORTABLE, defaultSort: 'id' };
   const page = await runList<CustomerRow>(ctx, query, { ...input, search: undefined }, spec, 'c.id');
   const records = page.data.map(presentCustomer);
