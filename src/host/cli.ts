@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { HostRuntime } from './app';
 import { boot } from './bootstrap';
 import { readConfig, type HostConfig } from './config';
-import type { CliCommand } from './contract';
+import { CommandUsageError, type CliCommand } from './contract';
 import { reportFatal } from './fatal';
 import { UserError } from './users';
 
@@ -75,7 +75,7 @@ export async function runCli(argv: string[], config: HostConfig = readConfig()):
     try {
       return { code: 0, output: await command.run(flags) };
     } catch (error) {
-      if (error instanceof UserError && error.message.startsWith('missing --')) {
+      if (error instanceof CommandUsageError || (error instanceof UserError && error.message.startsWith('missing --'))) {
         return { code: 2, output: [error.message, `usage: npm run cli -- ${command.usage}`] };
       }
       throw error;

@@ -328,6 +328,9 @@ export interface PluginManifest {
   hooks: string;
 }
 
+/** Thrown by a CLI command for bad or missing flags: printed with the command's usage, exit code 2. */
+export class CommandUsageError extends Error {}
+
 /** A CLI command a plugin adds to `npm run cli -- <name>`. */
 export interface CliCommand {
   /** One usage line, e.g. `seed --demo | --scale N`. */
