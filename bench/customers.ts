@@ -122,6 +122,8 @@ export interface CustomersReport {
   database: DatabaseKind;
   date: string;
   environment: { node: string; platform: string; cpus: number; cpuModel: string; loadAverage: number[]; databaseVersion: string };
+  /** The code measured: the commit, and the files changed on top of it (results files aside). */
+  code: { commit: string | null; changedFiles: string[] };
   settings: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; customers: number; hourlyListLimit: number };
   seeding: { command: string; wallSeconds: number; output: string[] };
   data: { customers: number; addresses: number; searchTerm: string; searchMatches: number; detailId: number };
@@ -468,6 +470,17 @@ function median(runs: RunResult[]): RunResult {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
+async function codeVersion(): Promise<CustomersReport['code']> {
+  try {
+    const commit = (await run('git', ['rev-parse', 'HEAD'], { cwd: ROOT })).stdout.trim();
+    const status = (await run('git', ['status', '--porcelain'], { cwd: ROOT })).stdout.split('\n');
+    const changedFiles = status.map((line) => line.slice(3).trim()).filter((file) => file && !file.startsWith('bench/results/'));
+    return { commit, changedFiles };
+  } catch {
+    return { commit: null, changedFiles: [] };
+  }
+}
+
 async function benchDatabase(kind: DatabaseKind): Promise<CustomersReport> {
   console.log(`\n== ${kind}`);
   const store = await openStore(kind);
@@ -517,6 +530,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<CustomersReport> {
         loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100),
         databaseVersion: prepared.databaseVersion,
       },
+      code: await codeVersion(),
       settings: {
         connections: CONNECTIONS,
         warmupSeconds: WARMUP_SECONDS,
