@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { ActionMap, ActionName } from '../../src/host/contract';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
+import { insertOrder as insertOrderRow } from '../support/orders';
 
 const NOW = '2026-11-21 10:00:00';
 const md5 = (text: string) => crypto.createHash('md5').update(text).digest('hex');
@@ -42,35 +43,8 @@ describe('customers (administration)', () => {
     return res.body.data;
   }
 
-  /** An order row written straight into the table (the orders API is another issue). */
-  async function insertOrder(customerId: number, over: Record<string, unknown> = {}, items: Array<Record<string, unknown>> = []): Promise<number> {
-    const [id] = await db()('store_orders').insert({
-      uuid: crypto.randomUUID(),
-      customer_id: customerId,
-      invoice_no: `INV-${crypto.randomInt(1e9)}`,
-      status: 'completed',
-      payment_status: 'paid',
-      currency: 'USD',
-      total_amount: 1000,
-      total_paid: 1000,
-      created_at: NOW,
-      updated_at: NOW,
-      ...over,
-    });
-    const orderId = Number(id);
-    for (const [i, item] of items.entries()) {
-      await db()('store_order_items').insert({
-        order_id: orderId,
-        cart_index: i,
-        title: 'Item',
-        post_title: 'Product',
-        created_at: NOW,
-        updated_at: NOW,
-        ...item,
-      });
-    }
-    return orderId;
-  }
+  const insertOrder = (customerId: number, over: Record<string, unknown> = {}, items: Array<Record<string, unknown>> = []) =>
+    insertOrderRow(db(), customerId, NOW, over, items);
 
   async function label(admin: TestUser, title: string): Promise<number> {
     const res = await app.as(admin).post(`${BASE}/labels`).send({ title });
