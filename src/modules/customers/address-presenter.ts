@@ -1,32 +1,18 @@
 import { formatFullAddress } from '../../core/address';
 import { parseJson } from '../../core/db';
-import type { Address, AddressType } from './types';
+import type { Address } from './types';
 
 type Num = number | string;
 
 /** A row of `store_customer_addresses` as the database returns it (MySQL may give numbers as strings). */
-export interface AddressRow {
+/** A stored address: the presented fields as the database returns them, plus the primary slot. */
+export type AddressRow = Omit<Address, 'id' | 'customer_id' | 'is_primary' | 'meta' | 'formatted_address'> & {
   id: Num;
   customer_id: Num;
   is_primary: Num;
   primary_slot: string | null;
-  type: AddressType;
-  status: string;
-  label: string;
-  name: string;
-  company_name: string;
-  address_1: string;
-  address_2: string;
-  city: string;
-  state: string;
-  postcode: string;
-  country: string;
-  phone: string;
-  email: string;
   meta: unknown;
-  created_at: string;
-  updated_at: string;
-}
+};
 
 /** What the presenter reads: a row (its `primary_slot` is never shown), or an address presented before. */
 export type AddressSource = Omit<AddressRow, 'primary_slot'> & { primary_slot?: string | null };
