@@ -27,7 +27,7 @@
  * Writes `bench/results/customers-<database>.json`; exits 1 when a target is missed or a run is invalid.
  *
  * Environment: `BENCH_DATABASES` (default `sqlite,mariadb`), `BENCH_SCALE` (customers, default 100000),
- * `BENCH_SECONDS` (measured seconds, default 10), `BENCH_ROUNDS` (default 3), `BENCH_NODE_ARGS` (for the server
+ * `BENCH_SECONDS` (measured seconds, default 10), `BENCH_ROUNDS` (default 3), `BENCH_WORKERS` (server processes, default 2), `BENCH_NODE_ARGS` (for the server
  * process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), `BENCH_SERVER_ENV` (`'NAME=value …'` for the server process),
  * `BENCH_KEEP=1` keeps the SQLite data dir for a look after.
  */
@@ -50,6 +50,8 @@ const WARMUP_SECONDS = 2;
 const DURATION_SECONDS = positive(process.env.BENCH_SECONDS, 10);
 const ROUNDS = positive(process.env.BENCH_ROUNDS, 3);
 const SCALE = positive(process.env.BENCH_SCALE, 100_000);
+/** Server processes (`WORKERS`): one per core of this 2-core machine, as the README recommends for production. */
+const WORKERS = positive(process.env.BENCH_WORKERS, 2);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,mariadb').split(',').map((d) => d.trim()) as DatabaseKind[];
 const MARIADB_STATE = '/tmp/bench-mariadb.state';
 const READY_TIMEOUT_MS = 60_000;
@@ -124,7 +126,15 @@ export interface CustomersReport {
   environment: { node: string; platform: string; cpus: number; cpuModel: string; loadAverage: number[]; databaseVersion: string };
   /** The code measured: the commit, and the files changed on top of it (results files aside). */
   code: { commit: string | null; changedFiles: string[] };
-  settings: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; customers: number; hourlyListLimit: number };
+  settings: {
+    connections: number;
+    warmupSeconds: number;
+    durationSeconds: number;
+    rounds: number;
+    customers: number;
+    hourlyListLimit: number;
+    workers: number;
+  };
   seeding: { command: string; wallSeconds: number; output: string[] };
   data: { customers: number; addresses: number; searchTerm: string; searchMatches: number; detailId: number };
   endpoints: EndpointReport[];
@@ -149,9 +159,8 @@ function freePort(): Promise<number> {
   });
 }
 
-/** CPU time (user + system) of a process so far, microseconds, from /proc (Linux); null elsewhere or when gone. */
-function cpuMicros(pid: number | undefined): number | null {
-  if (!pid) return null;
+/** CPU time (user + system) of one process so far, microseconds, from /proc (Linux); null elsewhere or when gone. */
+function processCpuMicros(pid: number): number | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -160,6 +169,20 @@ function cpuMicros(pid: number | undefined): number | null {
   } catch {
     return null;
   }
+}
+
+/** CPU time of a process and its children (the cluster's workers), microseconds; null when unknown. */
+function cpuMicros(pid: number | undefined): number | null {
+  if (!pid) return null;
+  const own = processCpuMicros(pid);
+  if (own === null) return null;
+  let children: number[] = [];
+  try {
+    children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    children = [];
+  }
+  return children.reduce((sum, child) => sum + (processCpuMicros(child) ?? 0), own);
 }
 
 interface Store {
@@ -228,7 +251,7 @@ async function startServer(store: Store): Promise<Server> {
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'src', 'main.js')], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...store.env, ...serverEnv(), PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production' },
+    env: { ...store.env, WORKERS: String(WORKERS), ...serverEnv(), PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production' },
   });
   const stderr: string[] = [];
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
@@ -538,6 +561,7 @@ async function benchDatabase(kind: DatabaseKind): Promise<CustomersReport> {
         rounds: ROUNDS,
         customers: SCALE,
         hourlyListLimit: BENCH_LIST_LIMIT,
+        workers: WORKERS,
       },
       seeding,
       data: prepared.data,

@@ -6,7 +6,9 @@
 import type { Activity } from '../src/modules/activities/types';
 import type { Coupon } from '../src/modules/coupons/types';
 import type { Address, CustomerRecord, CustomerStatus } from '../src/modules/customers/types';
+import type { PaymentGateway } from '../src/gateways/gateway';
 import type { Label } from '../src/modules/labels/types';
+import type { Order } from '../src/modules/orders/presenter';
 import type { Category, Product, Variation } from '../src/modules/products/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
 import type { StoreSettings } from '../src/modules/settings/types';
@@ -76,6 +78,38 @@ declare module '../src/host/contract' {
     'store/customer/address_deleted': [address: Address];
     /** An address became the customer's primary address of its type (the others of that type were demoted). */
     'store/customer/primary_address_changed': [address: Address];
+    /** An order was created (admin `POST /orders`, checkout). */
+    'store/order/created': [order: Order];
+    /** An order was changed; the second argument is the order before the change. */
+    'store/order/updated': [order: Order, previous: Order];
+    /** An order's status changed (`on-hold`, `processing`, `completed`, `canceled` …). */
+    'store/order/status_changed': [order: Order, previousStatus: string];
+    /** An order's payment status changed (`paid`, `partially-paid`, `refunded`, `partially-refunded` …). */
+    'store/order/payment_status_changed': [order: Order, previousStatus: string];
+    /** An order's shipping status changed. */
+    'store/order/shipping_status_changed': [order: Order, previousStatus: string];
+    /** An order was marked shipped (for the shipping email). */
+    'store/order/shipping_status_changed_to_shipped': [order: Order, previousStatus: string];
+    /** An order was marked delivered (for the delivery email). */
+    'store/order/shipping_status_changed_to_delivered': [order: Order, previousStatus: string];
+    /** An order was marked unshipped again. */
+    'store/order/shipping_status_changed_to_unshipped': [order: Order, previousStatus: string];
+    /** An order was marked as not shippable. */
+    'store/order/shipping_status_changed_to_unshippable': [order: Order, previousStatus: string];
+    /** An order became paid (fires once per order, whatever the concurrency). */
+    'store/order/paid': [order: Order];
+    /** Money was given back on an order (`amount` in cents); fires with `fully_refunded` or `partially_refunded`. */
+    'store/order/refunded': [order: Order, refund: { amount: number; transaction_id: number; refund_transaction_id: number }];
+    /** A refund brought what was refunded up to what was paid. */
+    'store/order/fully_refunded': [order: Order, refund: { amount: number; transaction_id: number; refund_transaction_id: number }];
+    /** A refund gave back part of what was paid. */
+    'store/order/partially_refunded': [order: Order, refund: { amount: number; transaction_id: number; refund_transaction_id: number }];
+    /** An order was canceled. */
+    'store/order/canceled': [order: Order, previousStatus: string];
+    /** An order (with its related orders) moved to another customer. */
+    'store/order/customer_changed': [order: Order, previousCustomerId: number | null];
+    /** An order was deleted. */
+    'store/order/deleted': [order: Order];
     /** An activity-log entry was written. */
     'store/activity/created': [activity: Activity];
     /** The store settings were saved; the second argument is the settings before. */
@@ -98,6 +132,8 @@ declare module '../src/host/contract' {
     ];
     /** Whether the subscription vendor-id endpoints are enabled (the store setting is the default). */
     'store/subscription/vendor_id_editing_enabled': [enabled: boolean];
+    /** The payment gateways by key; extensions add theirs (see `src/gateways/gateway.ts`). */
+    'store/payment_gateways': [gateways: PaymentGateway[]];
     /** The shipping methods offered for a destination, after zone matching and pricing. */
     'store/shipping/available_methods': [methods: PricedShippingMethod[], context: { country: string; state: string }];
   }

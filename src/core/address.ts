@@ -22,16 +22,6 @@ interface LibRules {
   postalCodeType: string;
 }
 
-interface LibAddress {
-  countryCode: string;
-  countryArea?: string;
-  city?: string;
-  postalCode?: string;
-  streetAddress?: string;
-  name?: string;
-  companyName?: string;
-}
-
 /** One record of the raw data: a country (`US`) or one of its areas (`US/CA`). */
 interface LibRecord {
   key?: string;
@@ -47,7 +37,6 @@ interface LibRecord {
 
 interface GoogleI18nAddress {
   getValidationRules(address: { countryCode: string; countryArea?: string }): Promise<LibRules>;
-  formatAddress(address: LibAddress, latin?: boolean): Promise<string>;
   loadValidationData(countryCode: string): Promise<Record<string, LibRecord>>;
 }
 
@@ -306,6 +295,36 @@ const joinParts = (parts: Array<string | null | undefined>) =>
     .filter(Boolean)
     .join(', ');
 
+const FORMAT_FIELDS: Record<string, string> = {
+  A: 'streetAddress',
+  C: 'city',
+  D: 'cityArea',
+  N: 'name',
+  O: 'companyName',
+  S: 'countryArea',
+  X: 'sortingCode',
+  Z: 'postalCode',
+};
+
+/** The library's `formatAddress` line by line (`%N%n%O%n%A%n%C, %S %Z`), on the cached rules instead of reloading them per call. */
+function formatLines(rules: CountryRules, values: Record<string, string>): string[] {
+  const format = rules.latin ? rules.lib.addressLatinFormat : rules.lib.addressFormat;
+  return format
+    .split('%n')
+    .flatMap((line) =>
+      line
+        .replace(/%(.)/g, (token, code: string) => {
+          const field = FORMAT_FIELDS[code];
+          if (!field) return token;
+          const value = values[code] ?? '';
+          return rules.lib.upperFields.includes(field) ? value.toUpperCase() : value;
+        })
+        .split('\n'),
+    )
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
 /**
  * The address on one line, in the order its country writes addresses (`Jane Doe, 1 Market Street, SAN FRANCISCO, CA
  * 94105, United States of America`): the library's format (the Latin-script one where the country has it), its lines
@@ -322,20 +341,14 @@ export async function formatFullAddress(address: FormattableAddress): Promise<st
   }
   const stateText = String(address.state ?? '').trim();
   const state = stateText ? findState(rules, stateText) : undefined;
-  const text = await i18n.formatAddress(
-    {
-      countryCode: rules.code,
-      countryArea: state ? (rules.latin ? state.latin : state.key) : stateText,
-      city: String(address.city ?? '').trim(),
-      postalCode: String(address.postcode ?? '').trim(),
-      streetAddress,
-      name: String(address.name ?? '').trim(),
-      companyName: String(address.company_name ?? '').trim(),
-    },
-    rules.latin,
-  );
-  const lines = text.split('\n').map((line) => line.trim());
-  // The library ends with its own upper-case country name; the English name replaces it.
-  if (rules.lib.countryName && lines[lines.length - 1] === rules.lib.countryName) lines.pop();
+  const values: Record<string, string> = {
+    A: streetAddress,
+    C: String(address.city ?? '').trim(),
+    N: String(address.name ?? '').trim(),
+    O: String(address.company_name ?? '').trim(),
+    S: state ? (rules.latin ? state.latin : state.key) : stateText,
+    Z: String(address.postcode ?? '').trim(),
+  };
+  const lines = formatLines(rules, values);
   return joinParts([...lines, rules.name]);
 }

@@ -73,3 +73,17 @@ export async function withTx<T>(
   }
   return result;
 }
+
+/**
+ * One multi-row `INSERT ... VALUES (...), (...)`. knex's own multi-row insert on SQLite is `INSERT ... SELECT ...
+ * UNION ALL SELECT ...`, which SQLite caps at 500 terms; plain VALUES lists work on both databases (SQLite allows
+ * 32,766 bound values per statement, MySQL 65,535: a batch of 1,000 address rows binds 19,000).
+ */
+export async function insertMany(trx: Knex.Transaction, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
+  if (!rows.length) return;
+  const columns = Object.keys(rows[0]);
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const bindings: unknown[] = [table, ...columns];
+  for (const row of rows) for (const column of columns) bindings.push(row[column] ?? null);
+  await trx.raw(`insert into ?? (${columns.map(() => '??').join(', ')}) values ${rows.map(() => tuple).join(', ')}`, bindings as Knex.RawBinding[]);
+}

@@ -33,12 +33,19 @@ export interface ListInput {
 }
 
 /** Applies search, an allowlisted sort (ties broken by id) and pagination to a list query. */
-export async function runList<Row>(ctx: Ctx, query: Knex.QueryBuilder, input: ListInput, spec: ListSpec, idColumn = 'id'): Promise<Page<Row>> {
+export async function runList<Row>(
+  ctx: Ctx,
+  query: Knex.QueryBuilder,
+  input: ListInput,
+  spec: ListSpec,
+  idColumn = 'id',
+  cachedTotal?: (count: () => Promise<number>) => Promise<number>,
+): Promise<Page<Row>> {
   if (spec.search) applySearch(query, parseSearch(input.search), spec.search, ctx.tz);
   const column = spec.sortable[input.sort_by ?? ''] ?? spec.sortable[spec.defaultSort];
   const direction = String(input.sort_type).toLowerCase() === 'asc' ? 'asc' : 'desc';
   query.orderBy(column, direction);
   if (column !== idColumn) query.orderBy(idColumn, direction);
   const { page, perPage } = readPage(input, spec.limits);
-  return paginate<Row>(query, page, perPage);
+  return paginate<Row>(query, page, perPage, cachedTotal);
 }

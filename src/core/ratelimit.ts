@@ -17,6 +17,24 @@ export interface RateLimitRule {
   key?: (ctx: Ctx) => string;
   /** Requests that are not counted at all. */
   exempt?: (ctx: Ctx) => boolean;
+  /**
+   * Count in this process and write to the shared table at most once per `SYNC_INTERVAL_MS` per caller, instead of
+   * one write per request. For high-volume budgets (the hourly classes), where another process's requests may show
+   * up a second late.
+   */
+  batched?: boolean;
+}
+
+/** How often a batched counter writes its new requests to the shared table. */
+export const SYNC_INTERVAL_MS = 1000;
+
+/** One caller's batched counter: the shared total last read, plus what this process counted since. */
+interface Tally {
+  shared: number;
+  pending: number;
+  resetAt: number;
+  syncedAt: number;
+  flushing: boolean;
 }
 
 function budget(ctx: Ctx, rule: RateLimitRule): Promise<number> | number {
@@ -37,14 +55,21 @@ export function callerKey(ctx: Ctx): string {
  */
 export class RateLimits {
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  private readonly tallies = new Map<string, Tally>();
 
-  constructor(private readonly db: Knex) {}
+  constructor(
+    private readonly db: Knex,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
 
   /** Counts one request; throws the 429 error when the rule's budget is spent. */
   async consume(ctx: Ctx, rule: RateLimitRule): Promise<void> {
     if (rule.exempt?.(ctx)) return;
+    const points = await budget(ctx, rule);
+    const key = (rule.key ?? callerKey)(ctx);
+    if (rule.batched) return this.consumeBatched(rule, points, key);
     try {
-      await this.limiter(rule, await budget(ctx, rule)).consume((rule.key ?? callerKey)(ctx));
+      await this.limiter(rule, points).consume(key);
     } catch (error) {
       throw error instanceof RateLimiterRes ? tooMany(error) : error;
     }
@@ -53,13 +78,66 @@ export class RateLimits {
   /** Refuses with 429 when the budget is already spent, without counting this request. */
   async check(ctx: Ctx, rule: RateLimitRule): Promise<void> {
     const points = await budget(ctx, rule);
-    const state = await this.limiter(rule, points).get((rule.key ?? callerKey)(ctx));
+    const key = (rule.key ?? callerKey)(ctx);
+    const tally = this.tallies.get(`${rule.name}|${key}`);
+    if (tally && Date.now() < tally.resetAt) {
+      if (tally.shared + tally.pending >= points) throw tooMany(new RateLimiterRes(0, tally.resetAt - Date.now()));
+      return;
+    }
+    const state = await this.limiter(rule, points).get(key);
     if (state && state.consumedPoints >= points) throw tooMany(state);
   }
 
   /** Forgets a caller's counter (e.g. after a successful login). */
   async reset(ctx: Ctx, rule: RateLimitRule): Promise<void> {
-    await this.limiter(rule, await budget(ctx, rule)).delete((rule.key ?? callerKey)(ctx));
+    const key = (rule.key ?? callerKey)(ctx);
+    this.tallies.delete(`${rule.name}|${key}`);
+    await this.limiter(rule, await budget(ctx, rule)).delete(key);
+  }
+
+  /**
+   * The first request of a window is written through (and reads the shared total); later ones are counted here and
+   * written in one `penalty` once `SYNC_INTERVAL_MS` has passed. Within one process the budget is exact; across
+   * processes a caller may overshoot by what the others counted in their last second.
+   */
+  private async consumeBatched(rule: RateLimitRule, points: number, key: string): Promise<void> {
+    const id = `${rule.name}|${key}`;
+    const now = Date.now();
+    const tally = this.tallies.get(id);
+    if (!tally || now >= tally.resetAt) {
+      const state = await this.limiter(rule, points).penalty(key, 1);
+      this.remember(id, { shared: state.consumedPoints, pending: 0, resetAt: now + state.msBeforeNext, syncedAt: now, flushing: false });
+      if (state.consumedPoints > points) throw tooMany(state);
+      return;
+    }
+    if (tally.shared + tally.pending >= points) throw tooMany(new RateLimiterRes(0, tally.resetAt - now));
+    tally.pending += 1;
+    if (!tally.flushing && now - tally.syncedAt >= SYNC_INTERVAL_MS) void this.flush(this.limiter(rule, points), key, tally);
+  }
+
+  private async flush(limiter: RateLimiterAbstract, key: string, tally: Tally): Promise<void> {
+    const count = tally.pending;
+    tally.pending = 0;
+    tally.flushing = true;
+    tally.syncedAt = Date.now();
+    try {
+      const state = await limiter.penalty(key, count);
+      tally.shared = state.consumedPoints;
+      tally.resetAt = Date.now() + state.msBeforeNext;
+    } catch (error) {
+      tally.pending += count;
+      this.onError(error);
+    } finally {
+      tally.flushing = false;
+    }
+  }
+
+  private remember(id: string, tally: Tally): void {
+    if (this.tallies.size >= 10_000) {
+      const now = Date.now();
+      for (const [other, t] of this.tallies) if (now >= t.resetAt && !t.pending) this.tallies.delete(other);
+    }
+    this.tallies.set(id, tally);
   }
 
   private limiter(rule: RateLimitRule, points: number): RateLimiterAbstract {
@@ -107,6 +185,7 @@ export function hourlyClass(resource: string, kind: RequestClass, adminPermissio
     name: `${resource}:${kind}`,
     points: async (ctx) => (await ctx.host.options.get('hourly_request_limits', {}))[kind] ?? HOURLY_LIMITS[kind],
     durationSeconds: 3600,
+    batched: true,
     exempt: (ctx) => ctx.auth.method === 'cookie' && ctx.can(adminPermission),
   };
 }

@@ -292,10 +292,14 @@ function parseBody(req: Request): { body: unknown; bodyError: string | null } {
   }
 }
 
+/** Writes a JSON answer directly (no ETag: REST answers change with every write and clients do not revalidate). */
 function send(res: Response, response: RestResponse): void {
-  res.status(response.status ?? 200);
+  const body = JSON.stringify(response.body) ?? '';
+  res.statusCode = response.status ?? 200;
   if (response.headers) res.set(response.headers);
-  res.json(response.body);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(res.req.method === 'HEAD' ? undefined : body);
 }
 
 function registerHostEndpoints(routes: RouteTable, nonces: NonceService): void {

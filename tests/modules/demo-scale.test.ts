@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/host/cli';
 import { readConfig } from '../../src/host/config';
-import { emailWord, generateCustomer, rngFor, seedScaleCustomers } from '../../src/modules/demo/scale';
+import { rngFor } from '../../src/modules/demo/rng';
+import { emailWord, generateCustomer, seedScaleCustomers } from '../../src/modules/demo/scale';
 import { startTestApp, type TestApp } from '../support/app';
 
 interface CustomerRow {
@@ -31,6 +32,7 @@ describe('npm run cli -- seed --scale N', () => {
     const output = await seed({ scale: '250' });
     expect(output[0]).toMatch(/^Scale seed \(seed 1\): 250 customers in \d+\.\d s, ids \d+–\d+\.$/);
     expect(output[1]).toMatch(/^ {2}customers: 250 store_customers, 500 store_customer_addresses in \d+\.\d s/);
+    expect(output[2]).toMatch(/^ {2}orders: 2,500 store_orders, \d[\d,]* store_order_items, \d[\d,]* store_order_transactions in \d+\.\d s/);
 
     expect(await count('store_customers')).toBe(250);
     expect(await count('store_customer_addresses')).toBe(500);
@@ -47,9 +49,9 @@ describe('npm run cli -- seed --scale N', () => {
     expect(statuses.has('active')).toBe(true);
     expect(statuses.has('inactive')).toBe(true);
     expect(customers.filter((c) => c.status === 'active').length).toBeGreaterThan(200);
+    // Ten orders each, most of them paid: nearly everyone has bought something.
     const buyers = customers.filter((c) => Number(c.ltv) > 0);
-    expect(buyers.length).toBeGreaterThan(20);
-    expect(buyers.length).toBeLessThan(125);
+    expect(buyers.length).toBeGreaterThan(200);
     for (const buyer of buyers) expect(Number(buyer.purchase_count)).toBeGreaterThan(0);
 
     // Sign-ups spread over the three years before now (the test clock), rising with the id.
@@ -61,6 +63,49 @@ describe('npm run cli -- seed --scale N', () => {
     expect(Math.max(...times)).toBeLessThanOrEqual(now);
     expect(Math.max(...times)).toBeGreaterThan(now - 0.1 * year);
     expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it('writes ten orders per customer with items and transactions that agree with the order totals', async () => {
+    const db = app.database.db;
+    expect(await count('store_orders')).toBe(2500);
+    expect(await count('store_order_items')).toBeGreaterThanOrEqual(2500);
+    const orders = (await db('store_orders').select()) as Array<Record<string, string | number | null>>;
+    const perCustomer = new Map<number, number>();
+    for (const o of orders) perCustomer.set(Number(o.customer_id), (perCustomer.get(Number(o.customer_id)) ?? 0) + 1);
+    expect([...perCustomer.values()].every((n) => n === 10)).toBe(true);
+    expect(new Set(orders.map((o) => o.payment_status))).toEqual(new Set(['paid', 'pending', 'failed', 'refunded', 'partially-refunded']));
+
+    const sums = (await db('store_order_transactions')
+      .groupBy('order_id', 'transaction_type')
+      .select('order_id', 'transaction_type')
+      .sum({ total: 'total' })) as Array<{ order_id: number; transaction_type: string; total: number | string }>;
+    const ledger = new Map<string, number>(sums.map((s) => [`${s.order_id}:${s.transaction_type}`, Number(s.total)]));
+    const items = (await db('store_order_items').groupBy('order_id').select('order_id').sum({ lines: 'line_total' })) as Array<{
+      order_id: number;
+      lines: number | string;
+    }>;
+    const lines = new Map(items.map((i) => [Number(i.order_id), Number(i.lines)]));
+    for (const o of orders) {
+      expect(ledger.get(`${o.id}:charge`) ?? 0).toBe(Number(o.total_paid));
+      expect(ledger.get(`${o.id}:refund`) ?? 0).toBe(Number(o.total_refund));
+      expect(Number(o.total_paid) - Number(o.total_refund)).toBeGreaterThanOrEqual(0);
+      expect(lines.get(Number(o.id))! + Number(o.shipping_total)).toBe(Number(o.total_amount));
+    }
+
+    // Paid orders carry unique receipt numbers and `<prefix><number>` invoices; the counter ends at the highest.
+    const paid = orders.filter((o) => Number(o.total_paid) > 0);
+    const receipts = paid.map((o) => Number(o.receipt_number));
+    expect(new Set(receipts).size).toBe(paid.length);
+    for (const o of paid) expect(o.invoice_no).toBe(`INV-${o.receipt_number}`);
+    const counter = (await db('store_counters').where({ name: 'receipt' }).first('value')) as { value: number | string };
+    expect(Number(counter.value)).toBe(Math.max(...receipts));
+    expect(orders.filter((o) => Number(o.total_paid) === 0).every((o) => o.receipt_number === null && o.invoice_no === '')).toBe(true);
+
+    // The customers' statistics are those of their paid orders.
+    const customer = (await db('store_customers').orderBy('id').first()) as CustomerRow & { aov: number };
+    const own = paid.filter((o) => Number(o.customer_id) === customer.id);
+    expect(Number(customer.purchase_count)).toBe(own.length);
+    expect(Number(customer.ltv)).toBe(own.reduce((sum, o) => sum + Number(o.total_paid) - Number(o.total_refund), 0));
   });
 
   it('exactly one primary address per customer and type, matching its customer', async () => {

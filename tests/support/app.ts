@@ -75,6 +75,7 @@ export function testConfig(): HostConfig {
     secret: 'test-secret',
     siteUrl: 'http://store.test',
     logLevel: 'silent',
+    workers: 1,
   };
 }
 

@@ -1,104 +1,12 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
-import { parseJson, whereContains } from '../../core/db';
+import { whereContains } from '../../core/db';
 import { runList, type ListSpec } from '../../core/list';
 import { paginate, readPage, type Page } from '../../core/page';
 import { ownedBy } from './owner';
 import { applyAdvancedFilters, parseAdvancedFilters, type FilterProperty } from './filters';
 import type { OrderView } from './schemas';
-
-type Num = number | string;
-
-/** Payment statuses that make an order a purchase (both spellings the spec and the reference use). */
-export const PURCHASE_PAYMENT_STATUSES = ['paid', 'partially_paid', 'partially-paid', 'partially_refunded', 'partially-refunded', 'refunded'] as const;
-
-const ORDER_MONEY = [
-  'subtotal',
-  'discount_tax',
-  'manual_discount_total',
-  'coupon_discount_total',
-  'shipping_tax',
-  'shipping_total',
-  'fee_total',
-  'tax_total',
-  'total_amount',
-  'total_paid',
-  'total_refund',
-] as const;
-
-export type OrderRow = Record<string, unknown> & { id: Num; customer_id: Num | null; parent_id: Num | null; receipt_number: Num | null };
-
-/** An order as the customer routes show it (the spec's Order fields). */
-export function presentOrder(row: OrderRow) {
-  const money = Object.fromEntries(ORDER_MONEY.map((k) => [k, Number(row[k] ?? 0)])) as Record<(typeof ORDER_MONEY)[number], number>;
-  return {
-    id: Number(row.id),
-    uuid: row.uuid as string,
-    parent_id: row.parent_id === null ? null : Number(row.parent_id),
-    customer_id: row.customer_id === null ? null : Number(row.customer_id),
-    receipt_number: row.receipt_number === null ? null : Number(row.receipt_number),
-    invoice_no: row.invoice_no as string,
-    status: row.status as string,
-    payment_status: row.payment_status as string,
-    shipping_status: row.shipping_status as string,
-    payment_method: row.payment_method as string,
-    payment_method_title: row.payment_method_title as string,
-    type: row.type as string,
-    fulfillment_type: row.fulfillment_type as string,
-    mode: row.mode as string,
-    currency: row.currency as string,
-    ...money,
-    rate: Number(row.rate),
-    note: (row.note as string | null) ?? '',
-    ip_address: row.ip_address as string,
-    completed_at: row.completed_at as string | null,
-    refunded_at: row.refunded_at as string | null,
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-  };
-}
-
-/** The customer-facing order summary (spec: id, invoice_no, total_amount, uuid, type, status, created_at). */
-export function presentOrderSummary(row: OrderRow) {
-  return {
-    id: Number(row.id),
-    invoice_no: row.invoice_no as string,
-    total_amount: Number(row.total_amount),
-    uuid: row.uuid as string,
-    type: row.type as string,
-    status: row.status as string,
-    created_at: row.created_at as string,
-  };
-}
-
-const ITEM_MONEY = ['unit_price', 'item_cost', 'subtotal', 'tax_amount', 'shipping_charge', 'discount_total', 'line_total', 'refund_total'] as const;
-
-export function presentOrderItem(row: Record<string, unknown>) {
-  const money = Object.fromEntries(ITEM_MONEY.map((k) => [k, Number(row[k] ?? 0)])) as Record<(typeof ITEM_MONEY)[number], number>;
-  const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
-  return {
-    id: Number(row.id),
-    order_id: Number(row.order_id),
-    post_id: num(row.post_id),
-    variation_id: num(row.variation_id),
-    object_id: num(row.variation_id),
-    fulfillment_type: row.fulfillment_type as string,
-    payment_type: row.payment_type as string,
-    post_title: row.post_title as string,
-    title: row.title as string,
-    cart_index: Number(row.cart_index),
-    quantity: Number(row.quantity),
-    ...money,
-    price: money.unit_price,
-    item_total: money.subtotal,
-    total: money.line_total,
-    rate: Number(row.rate),
-    other_info: parseJson<unknown>(row.other_info, {}),
-    line_meta: parseJson<unknown>(row.line_meta, {}),
-    created_at: row.created_at as string,
-    updated_at: row.updated_at as string,
-  };
-}
+import { presentOrder, presentOrderItem, presentOrderSummary, type OrderRow } from '../orders/presenter';
 
 /** Orders of many customers at once (newest first): customer id → orders. */
 export async function ordersByCustomer(db: Knex | Knex.Transaction, customerIds: number[]): Promise<Map<number, ReturnType<typeof presentOrder>[]>> {

@@ -92,12 +92,21 @@ export const fullName = (c: { first_name: string; last_name: string }) => [c.fir
 
 /** Gravatar of the lower-cased email (`d=mp`: the grey silhouette when the address has none). */
 export function gravatar(email: string): string {
-  const hash = crypto.createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  const hash = crypto.hash('md5', email.trim().toLowerCase());
   return `https://www.gravatar.com/avatar/${hash}?s=128&d=mp`;
 }
 
+/** English names of the (at most ~250) ISO codes seen so far. */
+const countryNames = new Map<string, string>();
+
 export function countryName(code: string): string {
-  return (code && countries.getName(code.toUpperCase(), 'en')) || '';
+  if (!code) return '';
+  let name = countryNames.get(code);
+  if (name === undefined) {
+    name = countries.getName(code.toUpperCase(), 'en') || '';
+    if (name) countryNames.set(code, name);
+  }
+  return name;
 }
 
 /** The dashboard address of the customer list. */
@@ -110,25 +119,25 @@ export function userLink(host: Host, userId: number | null): string | null {
   return userId === null ? null : `${host.site.url.replace(/\/+$/, '')}/wp-admin/user-edit.php?user_id=${userId}`;
 }
 
-/** Adds the computed fields of administrative reads. */
+/** Adds the computed fields of administrative reads to the record (in place: records are built per request). */
 export function presentAdmin(host: Host, customer: CustomerRecord): AdminCustomer {
+  const out = customer as AdminCustomer;
   const name = fullName(customer);
-  return {
-    ...customer,
+  const country = countryName(customer.country);
+  out.full_name = name;
+  out.photo = gravatar(customer.email);
+  out.country_name = country;
+  out.formatted_address = {
+    country,
+    state: customer.state,
+    city: customer.city,
+    postcode: customer.postcode,
+    first_name: customer.first_name,
+    last_name: customer.last_name,
     full_name: name,
-    photo: gravatar(customer.email),
-    country_name: countryName(customer.country),
-    formatted_address: {
-      country: countryName(customer.country),
-      state: customer.state,
-      city: customer.city,
-      postcode: customer.postcode,
-      first_name: customer.first_name,
-      last_name: customer.last_name,
-      full_name: name,
-    },
-    user_link: userLink(host, customer.user_id),
   };
+  out.user_link = userLink(host, customer.user_id);
+  return out;
 }
 
 /** The customer as the portal shows it to its owner (spec: portal `GET /customers/{customerId}`). */

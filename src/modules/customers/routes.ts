@@ -4,7 +4,8 @@ import { Reply, route, type RouteDef } from '../../core/routes';
 import { transaction } from '../../core/context';
 import { bulkAction } from './bulk';
 import { recalculateCustomerStats } from './ltv';
-import { customerOrdersWithItems, pageOfCustomerOrders, portalOrderPage, presentOrderSummary, type OrderRow } from './orders';
+import { presentOrderSummary, type OrderRow } from '../orders/presenter';
+import { customerOrdersWithItems, pageOfCustomerOrders, portalOrderPage } from './orders';
 import { customerIdOf } from './owner';
 import { adminCustomersUrl, presentCustomer, presentPortal } from './presenter';
 import {

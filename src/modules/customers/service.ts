@@ -7,7 +7,7 @@ import { transaction, type Ctx } from '../../core/context';
 import { escapeLike, insertedId } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
 import { runList, type ListSpec } from '../../core/list';
-import type { Page } from '../../core/page';
+import { TotalCache, type Page } from '../../core/page';
 import { applySearch, parseSearch, type SearchSpec } from '../../core/search';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
@@ -18,7 +18,8 @@ import { getStoreSettings } from '../settings/store-settings';
 import type { NameMode } from '../settings/types';
 import { presentAddresses, type AddressRow } from './addresses';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterProperty } from './filters';
-import { ordersByCustomer, PURCHASE_PAYMENT_STATUSES } from './orders';
+import { PURCHASE_PAYMENT_STATUSES } from '../orders/state';
+import { ordersByCustomer } from './orders';
 import { pick, presentAdmin, presentCustomer, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
 import type { CUSTOMER_DETAIL_WITH, CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
 import type { Address, AddressType, CustomerRecord, CustomerStatus } from './types';
@@ -57,8 +58,12 @@ export async function addressesOf(db: Knex | Knex.Transaction, customerIds: numb
 
 type Relations = 'orders' | 'labels' | 'billing_address' | 'shipping_address';
 
-/** Loads the requested relations of a page of customers, one query per relation (no N+1). */
-async function loadRelations(db: Knex, ids: number[], wanted: readonly Relations[]): Promise<(id: number) => Record<string, unknown>> {
+/** Loads the requested relations of a page of customers, one query per relation (no N+1); the result adds them to a customer. */
+async function loadRelations(
+  db: Knex,
+  ids: number[],
+  wanted: readonly Relations[],
+): Promise<<T extends { id: number }>(customer: T) => T & Record<string, unknown>> {
   const has = (r: Relations) => wanted.includes(r);
   const [orders, labels, billing, shipping] = await Promise.all([
     has('orders') ? ordersByCustomer(db, ids) : null,
@@ -66,12 +71,14 @@ async function loadRelations(db: Knex, ids: number[], wanted: readonly Relations
     has('billing_address') ? addressesOf(db, ids, 'billing') : null,
     has('shipping_address') ? addressesOf(db, ids, 'shipping') : null,
   ]);
-  return (id) => ({
-    ...(orders ? { orders: orders.get(id) ?? [] } : {}),
-    ...(labels ? { labels: labels.get(id) ?? [] } : {}),
-    ...(billing ? { billing_address: billing.get(id) ?? [] } : {}),
-    ...(shipping ? { shipping_address: shipping.get(id) ?? [] } : {}),
-  });
+  return (customer) => {
+    const out: Record<string, unknown> = customer;
+    if (orders) out.orders = orders.get(customer.id) ?? [];
+    if (labels) out.labels = labels.get(customer.id) ?? [];
+    if (billing) out.billing_address = billing.get(customer.id) ?? [];
+    if (shipping) out.shipping_address = shipping.get(customer.id) ?? [];
+    return customer as typeof customer & Record<string, unknown>;
+  };
 }
 
 /* ------------------------------------------------------------------ list */
@@ -99,7 +106,15 @@ const SORTABLE = Object.fromEntries(
   ].map((c) => [c, `c.${c}`]),
 );
 
-function customerSearch(db: Knex): SearchSpec {
+/** Each way to read "Mary Ann Smith" as a first name and the start of a last name (at most 3). */
+function nameSplits(text: string): Array<[string, string]> {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.slice(1, 4).map((_, i) => [words.slice(0, i + 1).join(' '), words.slice(i + 1).join(' ')]);
+}
+
+const CUSTOMER_SEARCH: SearchSpec = customerSearch();
+
+function customerSearch(): SearchSpec {
   const integer = (column: string) => ({ column: `c.${column}`, kind: 'integer' as const });
   const string = (column: string) => ({ column: `c.${column}`, kind: 'string' as const });
   const date = (column: string) => ({ column: `c.${column}`, kind: 'date' as const });
@@ -124,12 +139,20 @@ function customerSearch(db: Knex): SearchSpec {
       last_purchase_date: date('last_purchase_date'),
     },
     idColumn: 'c.id',
-    // the id (when the text is a number), the email, or the name ("Jane Doe" matches first + last name)
+    // Index-friendly: the id (when the text is a number), or the start of the email, first name, last name or full
+    // name ("Jane Do" = first name "Jane" and a last name starting "Do"). `email ~ x` finds text anywhere.
     text: (query, text) =>
       query.where((q) => {
         if (/^\d{1,15}$/.test(text)) q.where('c.id', Number(text));
-        const pattern = `%${escapeLike(text)}%`;
-        q.orWhereRaw(`c.email like ? escape '!'`, [pattern.toLowerCase()]).orWhereRaw(`${fullNameSql(db, 'c')} like ? escape '!'`, [pattern]);
+        const prefix = `${escapeLike(text)}%`;
+        q.orWhereRaw(`c.email like ? escape '!'`, [prefix.toLowerCase()])
+          .orWhereRaw(`c.first_name like ? escape '!'`, [prefix])
+          .orWhereRaw(`c.last_name like ? escape '!'`, [prefix]);
+        for (const [first, last] of nameSplits(text)) {
+          q.orWhere((name) =>
+            name.whereRaw(`c.first_name like ? escape '!'`, [escapeLike(first)]).whereRaw(`c.last_name like ? escape '!'`, [`${escapeLike(last)}%`]),
+          );
+        }
       }),
   };
 }
@@ -202,15 +225,26 @@ function selectedColumns(select: string[] | undefined): string[] | null {
   return columns.includes('id') ? columns : ['id', ...columns];
 }
 
+/** The unfiltered customer count per database, kept 5 s (see TotalCache). */
+const totals = new WeakMap<Knex, TotalCache>();
+
+function totalOf(ctx: Ctx): TotalCache {
+  let cache = totals.get(ctx.db);
+  if (!cache) totals.set(ctx.db, (cache = new TotalCache(5000)));
+  return cache;
+}
+
+/** Changes to the number of customers made by this process (every create and delete fires its hook). */
+const customerWrites = (ctx: Ctx) => ctx.hooks.did('store/customer/created') + ctx.hooks.did('store/customer/deleted');
+
 export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerListQuery>): Promise<Page<Record<string, unknown>>> {
   const columns = selectedColumns(input.select);
   const filterCtx = { zone: ctx.tz, now: ctx.clock.now() };
   const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, CUSTOMER_FILTERS, filterCtx) : [];
-  const search = customerSearch(ctx.db);
   const query = ctx.db(`${CUSTOMERS} as c`).select('c.*');
   const filter = (q: Knex.QueryBuilder) => {
     if (input.active_view) q.where('c.status', input.active_view);
-    applySearch(q, parseSearch(input.search), search, ctx.tz);
+    applySearch(q, parseSearch(input.search), CUSTOMER_SEARCH, ctx.tz);
     applyAdvancedFilters(q, ctx.db, groups, CUSTOMER_FILTERS, filterCtx);
   };
   // With `include_ids` the filters form one group, so those records are added whatever the filters say. Without
@@ -219,14 +253,15 @@ export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerListQ
   if (filtered && input.include_ids?.length) query.where(filter).orWhereIn('c.id', input.include_ids);
   else filter(query);
   const spec: ListSpec = { limits: { min: 1, max: 199, default: 10 }, sortable: SORTABLE, defaultSort: 'id' };
-  const page = await runList<CustomerRow>(ctx, query, { ...input, search: undefined }, spec, 'c.id');
+  const total = filtered ? undefined : (count: () => Promise<number>) => totalOf(ctx).get(customerWrites(ctx), ctx.clock.now().getTime(), count);
+  const page = await runList<CustomerRow>(ctx, query, { ...input, search: undefined }, spec, 'c.id', total);
   const records = page.data.map(presentCustomer);
   const related = await loadRelations(
     ctx.db,
     records.map((c) => c.id),
     input.with ?? [],
   );
-  const data = records.map((c) => ({ ...(columns ? pick(c, columns) : presentAdmin(ctx.host, c)), ...related(c.id) }));
+  const data = records.map((c) => related(columns ? { ...pick(c, columns), id: c.id } : presentAdmin(ctx.host, c)));
   return { ...page, data };
 }
 
@@ -250,7 +285,7 @@ export async function presentAdminDetail(
     [customer.id],
     wanted.filter((w): w is Relations => w !== 'subscriptions' && w !== 'wpUser'),
   );
-  const out: AdminCustomer & Record<string, unknown> = { ...presentAdmin(ctx.host, customer), ...relations(customer.id) };
+  const out: AdminCustomer & Record<string, unknown> = relations(presentAdmin(ctx.host, customer));
   if (!options.customerOnly) Object.assign(out, await labelFields(ctx.db, customer.id));
   // The subscriptions table arrives with the subscriptions issue; until then a customer has none.
   if (wanted.includes('subscriptions')) out.subscriptions = [];
@@ -419,7 +454,7 @@ export async function createCustomer(ctx: Ctx, body: CustomerInput): Promise<Adm
       afterCommit(() => ctx.hooks.doAction('store/customer/created', created));
       return created;
     });
-    return { ...presentAdmin(ctx.host, customer), selected_labels: [], labels: [] };
+    return Object.assign(presentAdmin(ctx.host, customer), { selected_labels: [], labels: [] });
   } catch (error) {
     uniqueFailure(error);
   }
@@ -454,7 +489,7 @@ export async function updateCustomer(ctx: Ctx, id: number, body: CustomerUpdateI
       ...(body.user_url !== undefined ? { url: body.user_url } : {}),
     });
   }
-  return { ...presentAdmin(ctx.host, customer), ...(await labelFields(ctx.db, id)) };
+  return Object.assign(presentAdmin(ctx.host, customer), await labelFields(ctx.db, id));
 }
 
 /** Writes a customer's changes in one transaction: activity, `updated` and (when it changed) `status_changed` after commit. */
@@ -514,7 +549,7 @@ export async function updateAdditionalInfo(ctx: Ctx, id: number, labels: number[
     }
     return customer;
   });
-  return { ...presentAdmin(ctx.host, customer), ...(await labelFields(ctx.db, id)) };
+  return Object.assign(presentAdmin(ctx.host, customer), await labelFields(ctx.db, id));
 }
 
 /* ------------------------------------------------------------------ portal */

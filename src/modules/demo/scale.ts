@@ -1,9 +1,11 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
-import { dialect, rawRows } from '../../core/db';
+import { dialect, insertMany, rawRows } from '../../core/db';
 import { toTimestamp } from '../../core/time';
 import { getStoreSettings } from '../settings/store-settings';
+import { pick, rngFor, type Rng } from './rng';
+import { seedScaleOrders } from './scale-orders';
 import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData } from './scale-data';
 
 /**
@@ -18,8 +20,8 @@ import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData
  * - Bulk: rows are inserted `batchSize` customers at a time (their 2 × batchSize addresses with them), each batch in
  *   one transaction; ids of a batch are read back by email, which works on SQLite and MySQL alike.
  *
- * The orders issue extends this with a second part: `seedScale` hands the customers it wrote (id, number,
- * created_at) to the next part, which writes 10 orders per customer with the same `rngFor(seed, 'orders', i)`.
+ * The second part (`scale-orders.ts`) gets the customers written (id, number, created_at) and writes ten orders per
+ * customer with `rngFor(seed, 'orders', i)`, then their statistics.
  */
 
 export const SCALE_BATCH_SIZE = 500;
@@ -62,43 +64,6 @@ export interface ScaleReport {
   skipped: number;
   parts: ScalePart[];
   ms: number;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Deterministic randomness
-
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function mix(a: number, b: number): number {
-  let h = (a ^ Math.imul(b ^ (b >>> 16), 0x45d9f3b)) >>> 0;
-  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
-  h = Math.imul(h ^ (h >>> 16), 0x45d9f3b);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-export type Rng = () => number;
-
-/** A small fast generator (mulberry32) for one stream (`customer`, `orders`, ...) of one item number. */
-export function rngFor(seed: number, stream: string, index: number): Rng {
-  let state = mix(mix(seed >>> 0, fnv1a(stream)), index >>> 0) || 1;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pick<T>(rng: Rng, items: readonly T[]): T {
-  return items[Math.floor(rng() * items.length)];
 }
 
 function between(rng: Rng, min: number, max: number): number {
@@ -282,20 +247,6 @@ export function generateCustomer(seed: number, index: number, createdAt: Date, n
 // ---------------------------------------------------------------------------------------------------------------
 // Bulk writing
 
-/**
- * One multi-row `INSERT ... VALUES (...), (...)`. knex's own multi-row insert on SQLite is `INSERT ... SELECT ...
- * UNION ALL SELECT ...`, which SQLite caps at 500 terms; plain VALUES lists work on both databases (SQLite allows
- * 32,766 bound values per statement, MySQL 65,535: a batch of 1,000 address rows binds 19,000).
- */
-async function insertRows(trx: Knex.Transaction, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
-  if (!rows.length) return;
-  const columns = Object.keys(rows[0]);
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
-  const bindings: unknown[] = [table, ...columns];
-  for (const row of rows) for (const column of columns) bindings.push(row[column] ?? null);
-  await trx.raw(`insert into ?? (${columns.map(() => '??').join(', ')}) values ${rows.map(() => tuple).join(', ')}`, bindings as Knex.RawBinding[]);
-}
-
 async function existingEmails(db: Knex | Knex.Transaction, emails: string[]): Promise<Set<string>> {
   const rows = (await db('store_customers').whereIn('email', emails).select('email')) as Array<{ email: string }>;
   return new Set(rows.map((row) => row.email.toLowerCase()));
@@ -321,7 +272,7 @@ async function insertBatch(trx: Knex.Transaction, batch: GeneratedCustomer[]): P
   const taken = await existingEmails(trx, emails);
   const fresh = taken.size ? batch.filter((g) => !taken.has(g.customer.email as string)) : batch;
   if (!fresh.length) return { written: [], skipped: batch.length, addresses: 0 };
-  await insertRows(
+  await insertMany(
     trx,
     'store_customers',
     fresh.map((g) => g.customer),
@@ -334,7 +285,7 @@ async function insertBatch(trx: Knex.Transaction, batch: GeneratedCustomer[]): P
     .select('id', 'email')) as Array<{ id: number; email: string }>;
   const idOf = new Map(rows.map((row) => [row.email.toLowerCase(), Number(row.id)]));
   const addressRows = fresh.flatMap((g) => g.addresses.map((a) => ({ ...a, customer_id: idOf.get(g.customer.email as string)! })));
-  await insertRows(trx, 'store_customer_addresses', addressRows);
+  await insertMany(trx, 'store_customer_addresses', addressRows);
   const written = fresh.map((g) => ({
     id: idOf.get(g.customer.email as string)!,
     index: g.index,
@@ -367,7 +318,6 @@ export async function seedScaleCustomers(
   let addresses = 0;
   const written: SeededCustomer[] = [];
   let nextReport = 10_000;
-  const restoreCache = await largerSqliteCache(db);
 
   /** The next batch of generated customers; sign-up times rise with the position in this run, over three years. */
   const generate = (): GeneratedCustomer[] => {
@@ -381,44 +331,45 @@ export async function seedScaleCustomers(
     return batch;
   };
 
-  try {
-    while (written.length < count) {
-      await db.transaction(async (trx) => {
-        for (let b = 0; b < BATCHES_PER_TRANSACTION && written.length < count; b++) {
-          const result = await insertBatch(trx, generate());
-          written.push(...result.written);
-          skipped += result.skipped;
-          addresses += result.addresses;
-        }
-      });
-      if (options.progress && written.length >= nextReport && written.length < count) {
-        options.progress(`${written.length.toLocaleString('en-US')} customers …`);
-        nextReport = (Math.floor(written.length / 10_000) + 1) * 10_000;
+  while (written.length < count) {
+    await db.transaction(async (trx) => {
+      for (let b = 0; b < BATCHES_PER_TRANSACTION && written.length < count; b++) {
+        const result = await insertBatch(trx, generate());
+        written.push(...result.written);
+        skipped += result.skipped;
+        addresses += result.addresses;
       }
+    });
+    if (options.progress && written.length >= nextReport && written.length < count) {
+      options.progress(`${written.length.toLocaleString('en-US')} customers …`);
+      nextReport = (Math.floor(written.length / 10_000) + 1) * 10_000;
     }
-  } finally {
-    await restoreCache();
   }
   return { customers: written, skipped, addresses };
 }
 
-/**
- * `seed --scale N`: every part in turn (customers now; orders will follow with the customers handed over).
- */
+/** `seed --scale N`: the customers, then their orders (ten each). */
 export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleReport> {
   const seed = options.seed ?? DEFAULT_SEED;
   const started = Date.now();
   const parts: ScalePart[] = [];
 
-  const customersStarted = Date.now();
-  const customers = await seedScaleCustomers(ctx, options.customers, seed, options);
-  parts.push({
-    name: 'customers',
-    rows: { store_customers: customers.customers.length, store_customer_addresses: customers.addresses },
-    ms: Date.now() - customersStarted,
-  });
-
-  return { seed, customers: customers.customers, skipped: customers.skipped, parts, ms: Date.now() - started };
+  const restoreCache = await largerSqliteCache(ctx.db);
+  try {
+    const customersStarted = Date.now();
+    const customers = await seedScaleCustomers(ctx, options.customers, seed, options);
+    parts.push({
+      name: 'customers',
+      rows: { store_customers: customers.customers.length, store_customer_addresses: customers.addresses },
+      ms: Date.now() - customersStarted,
+    });
+    const ordersStarted = Date.now();
+    const orders = await seedScaleOrders(ctx, customers.customers, seed, options);
+    parts.push({ name: 'orders', rows: orders, ms: Date.now() - ordersStarted });
+    return { seed, customers: customers.customers, skipped: customers.skipped, parts, ms: Date.now() - started };
+  } finally {
+    await restoreCache();
+  }
 }
 
 function seconds(ms: number): string {
