@@ -4,10 +4,9 @@ import { Reply, route, type RouteDef } from '../../core/routes';
 import { transaction } from '../../core/context';
 import { bulkAction } from './bulk';
 import { recalculateCustomerStats } from './ltv';
-import { presentOrderSummary, type OrderRow } from '../orders/presenter';
 import { customerOrdersWithItems, pageOfCustomerOrders, portalOrderPage } from './orders';
 import { customerIdOf } from './owner';
-import { adminCustomersUrl, presentCustomer, presentPortal } from './presenter';
+import { adminCustomersUrl, presentCustomer } from './presenter';
 import {
   AdditionalInfoBody,
   AttachableUsersQuery,
@@ -25,12 +24,12 @@ import {
   StatsParams,
 } from './schemas';
 import {
-  addressesOf,
   createCustomer,
   findCustomer,
   findCustomerRow,
   listCustomers,
   ownCustomerRow,
+  portalCustomerDetail,
   portalUpdateCustomer,
   presentAdminDetail,
   updateAdditionalInfo,
@@ -42,9 +41,6 @@ import { attachableUsers, setCustomerUser } from './users-link';
 const LIST = hourlyClass('customers', 'list', 'customers/view');
 const CREATE = hourlyClass('customers', 'create', 'customers/manage');
 const UPDATE = hourlyClass('customers', 'update', 'customers/manage');
-
-const PORTAL_VIEW_DENIED = 'You are not authorized to view this customer';
-const PORTAL_UPDATE_DENIED = 'You are not authorized to update this customer';
 
 /**
  * Customer administration (`CustomerPolicy`, errors in `{code, message, data}`) and, on the shared paths, the
@@ -131,20 +127,7 @@ export const customerRoutes: RouteDef[] = [
     schema: { params: CustomerParams, query: PortalDetailQuery },
     envelope: 'message',
     rateLimit: LIST,
-    handler: async (ctx, { params, query }) => {
-      const row = await ownCustomerRow(ctx, params.customerId, await customerIdOf(ctx.db, ctx.scope!));
-      if (!row) return new Reply({ message: PORTAL_VIEW_DENIED }, 403);
-      const customer: Record<string, unknown> = presentPortal(presentCustomer(row));
-      const id = Number(row.id);
-      const wanted = query.with ?? [];
-      if (wanted.includes('billing_address')) customer.billing_address = (await addressesOf(ctx.db, [id], 'billing')).get(id);
-      if (wanted.includes('shipping_address')) customer.shipping_address = (await addressesOf(ctx.db, [id], 'shipping')).get(id);
-      if (wanted.includes('orders')) {
-        const rows = (await ctx.db('store_orders').where({ customer_id: id }).orderBy('id', 'desc').limit(50)) as OrderRow[];
-        customer.orders = rows.map(presentOrderSummary);
-      }
-      return { customer };
-    },
+    handler: async (ctx, { params, query }) => ({ customer: await portalCustomerDetail(ctx, params.customerId, query.with ?? []) }),
   }),
 
   route({
@@ -166,9 +149,7 @@ export const customerRoutes: RouteDef[] = [
     envelope: 'message',
     rateLimit: UPDATE,
     handler: async (ctx, { params, body }) => {
-      const row = await ownCustomerRow(ctx, params.customerId, await customerIdOf(ctx.db, ctx.scope!));
-      if (!row) return new Reply({ message: PORTAL_UPDATE_DENIED }, 403);
-      const customer = await portalUpdateCustomer(ctx, row, body);
+      const customer = await portalUpdateCustomer(ctx, params.customerId, body);
       return {
         message: 'Customer updated successfully!',
         data: { id: customer.id, email: customer.email, first_name: customer.first_name, last_name: customer.last_name },

@@ -20,8 +20,10 @@ import { presentAddresses, type AddressRow } from './addresses';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterProperty } from './filters';
 import { PURCHASE_PAYMENT_STATUSES } from '../orders/state';
 import { ordersByCustomer } from './orders';
-import { pick, presentAdmin, presentCustomer, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
-import type { CUSTOMER_DETAIL_WITH, CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
+import { customerIdOf } from './owner';
+import { presentOrderSummary, type OrderRow } from '../orders/presenter';
+import { pick, presentAdmin, presentCustomer, presentPortal, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
+import type { CUSTOMER_DETAIL_WITH, PORTAL_WITH, CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
 import type { Address, AddressType, CustomerRecord, CustomerStatus } from './types';
 import { createHostUser, customerOfUser, linkableUser } from './users-link';
 
@@ -560,11 +562,32 @@ export async function ownCustomerRow(ctx: Ctx, id: number, ownId: number | null)
   return (await ctx.db(CUSTOMERS).where({ id }).andWhere({ id: ownId }).first()) as CustomerRow | undefined;
 }
 
+/** The caller's own customer row; 403 with the spec's message for anyone else's (or for a caller with none). */
+async function ownRowOr403(ctx: Ctx, id: number, message: string): Promise<CustomerRow> {
+  const row = await ownCustomerRow(ctx, id, await customerIdOf(ctx.db, ctx.scope!));
+  if (!row) throw fail('rest_forbidden', message);
+  return row;
+}
+
+/** Portal `GET /customers/{id}`: the caller's own record with the relations asked for (newest 50 orders). */
+export async function portalCustomerDetail(ctx: Ctx, id: number, wanted: ReadonlyArray<(typeof PORTAL_WITH)[number]>): Promise<Record<string, unknown>> {
+  const row = await ownRowOr403(ctx, id, 'You are not authorized to view this customer');
+  const customer: Record<string, unknown> = presentPortal(presentCustomer(row));
+  if (wanted.includes('billing_address')) customer.billing_address = (await addressesOf(ctx.db, [id], 'billing')).get(id);
+  if (wanted.includes('shipping_address')) customer.shipping_address = (await addressesOf(ctx.db, [id], 'shipping')).get(id);
+  if (wanted.includes('orders')) {
+    const rows = (await ctx.db('store_orders').where({ customer_id: id }).orderBy('id', 'desc').limit(50)) as OrderRow[];
+    customer.orders = rows.map(presentOrderSummary);
+  }
+  return customer;
+}
+
 /**
  * Portal update of the caller's own customer record. `status` and `notes` are accepted (the spec lists them) but a
  * customer cannot change them: they are the store's. The linked host user's first and last name follow.
  */
-export async function portalUpdateCustomer(ctx: Ctx, row: CustomerRow, body: Static<typeof PortalCustomerBody>): Promise<CustomerRecord> {
+export async function portalUpdateCustomer(ctx: Ctx, customerId: number, body: Static<typeof PortalCustomerBody>): Promise<CustomerRecord> {
+  const row = await ownRowOr403(ctx, customerId, 'You are not authorized to update this customer');
   const { name_mode } = await getStoreSettings(ctx.host);
   const fields = resolveFields(body, name_mode);
   delete fields.status;
