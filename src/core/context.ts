@@ -66,6 +66,7 @@ const NO_SESSION: RestSession = {
   login: () => Promise.reject(new Error('no session outside a request')),
   logout: () => Promise.resolve(),
   ensure: () => Promise.resolve(null),
+  endOthers: () => Promise.resolve(0),
 };
 
 /**

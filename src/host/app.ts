@@ -223,6 +223,7 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
         }
         return req.sessionID;
       },
+      endOthers: (userId: number) => sessions.destroyOthers(userId, req.session?.userId === userId ? req.sessionID : null),
       async logout(): Promise<void> {
         const userId = req.session?.userId;
         if (!req.session) return;

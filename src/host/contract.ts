@@ -179,6 +179,8 @@ export interface RestSession {
   logout(): Promise<void>;
   /** Persists the cookie session (a guest's too) and returns its token; null for requests without a cookie session. */
   ensure(): Promise<string | null>;
+  /** Ends every cookie session of the user except this request's own (after a password change, as WordPress does). */
+  endOthers(userId: number): Promise<number>;
 }
 
 export interface RestRequest {

@@ -57,6 +57,13 @@ export class KnexSessionStore extends session.Store {
       .catch((error: unknown) => callback?.(error));
   }
 
+  /** Deletes the user's sessions other than `keepSid` (all of them when it is null); returns how many. */
+  async destroyOthers(userId: number, keepSid: string | null): Promise<number> {
+    const query = this.db('sessions').where({ user_id: userId });
+    if (keepSid) query.whereNot({ sid_hash: hashSid(keepSid) });
+    return query.delete();
+  }
+
   /** Deletes expired sessions; run by a scheduled job. */
   async prune(): Promise<number> {
     return this.db('sessions').where('expires_at', '<=', this.now()).delete();

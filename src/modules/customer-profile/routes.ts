@@ -34,8 +34,7 @@ const read = hourlyClass('customers', 'list', 'customers/view');
  * - Dashboard: renewal orders are counted on their parent (`renewals_count`) rather than listed; `line_meta` shows only
  *   `bundle_parent_item_id` (the rest of the line meta is internal: tax configuration and the like).
  * - Update: fields left out keep their value; empty password fields mean no password change. The password change keeps
- *   the caller's session, other sessions and application passwords (the host offers no call to end a user's other
- *   sessions; WordPress also keeps application passwords). Update of a user without a customer record: 404.
+ *   the caller's own session and ends the user's other cookie sessions; application passwords stay (as WordPress). Update of a user without a customer record: 404.
  * - Create-address: a logged-in user without a customer record gets one made from the account (as any logged-in
  *   WooCommerce shopper can save addresses); `total_address_count` counts all of the customer's addresses.
  * - Edit-address: an address that is not the caller's, or does not exist, is 403 'You are not authorized to update this

@@ -213,6 +213,7 @@ export async function updateProfile(ctx: Ctx, input: Static<typeof ProfileUpdate
     if ((error as { code?: string }).code === 'existing_user_email') throw invalid('email', 'unique', EMAIL_TAKEN);
     throw error;
   }
+  if (password) await ctx.session.endOthers(scope.user.id);
 
   const customer = presentCustomer(await findCustomer(ctx.db, customerId));
   const content = [...changed, ...(password ? ['password'] : [])].join(', ');
