@@ -18,9 +18,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { machine, median, stopProcess } from './harness';
 import type { ServerKind, ServerReady } from './servers';
 import { findPackageRoot } from '../src/host/paths';
 
@@ -92,18 +92,6 @@ function startServer(kind: ServerKind): Promise<ServerProcess> {
   });
 }
 
-function stopServer(server: ServerProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
-    const timer = setTimeout(() => server.child.kill('SIGKILL'), 10_000);
-    server.child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.child.kill('SIGTERM');
-  });
-}
-
 /** The server's CPU time so far in microseconds, or null when it does not answer. */
 function serverCpu(server: ServerProcess): Promise<number | null> {
   return new Promise((resolve) => {
@@ -167,12 +155,6 @@ async function measure(server: ServerProcess, round: number): Promise<RunResult>
   return run;
 }
 
-/** The run with the median throughput (the lower middle one for an even count). */
-function median(runs: RunResult[]): RunResult {
-  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
-}
-
 export interface HostOverheadReport {
   benchmark: 'host-overhead';
   date: string;
@@ -209,7 +191,7 @@ async function main(): Promise<void> {
       for (const kind of order) rounds.push(await measure(servers[kind]!, round));
     }
   } finally {
-    await Promise.all(Object.values(servers).map((server) => stopServer(server)));
+    await Promise.all(Object.values(servers).map((server) => stopProcess(server.child)));
   }
 
   const bare = median(rounds.filter((r) => r.kind === 'bare'));
@@ -221,17 +203,10 @@ async function main(): Promise<void> {
     .map((run) => `round ${run.round} ${run.kind}: ${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts`);
   const invalid = problems.length ? problems.join('; ') : null;
   const pass = !invalid && ratio >= TARGET_RATIO;
-  const cpus = os.cpus();
   const report: HostOverheadReport = {
     benchmark: 'host-overhead',
     date: new Date().toISOString(),
-    environment: {
-      node: process.version,
-      platform: `${os.platform()} ${os.arch()}`,
-      cpus: cpus.length,
-      cpuModel: cpus[0]?.model ?? 'unknown',
-      loadAverage: os.loadavg().map((n) => Math.round(n * 100) / 100),
-    },
+    environment: machine(),
     settings: {
       connections: CONNECTIONS,
       warmupSeconds: WARMUP_SECONDS,

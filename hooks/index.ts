@@ -8,7 +8,8 @@ import type { Coupon } from '../src/modules/coupons/types';
 import type { Address, CustomerRecord, CustomerStatus } from '../src/modules/customers/types';
 import type { PaymentGateway } from '../src/gateways/gateway';
 import type { Label } from '../src/modules/labels/types';
-import type { Order } from '../src/modules/orders/presenter';
+import type { Order, OrderAddress } from '../src/modules/orders/presenter';
+import type { OrderTax, OrderTaxContext } from '../src/modules/orders/totals';
 import type { Category, Product, Variation } from '../src/modules/products/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
 import type { StoreSettings } from '../src/modules/settings/types';
@@ -110,6 +111,8 @@ declare module '../src/host/contract' {
     'store/order/customer_changed': [order: Order, previousCustomerId: number | null];
     /** An order was deleted. */
     'store/order/deleted': [order: Order];
+    /** A customer address was copied onto an order's billing or shipping address (`update-address-id`). */
+    'store/order/address_updated': [order: Order, address: OrderAddress];
     /** An activity-log entry was written. */
     'store/activity/created': [activity: Activity];
     /** The store settings were saved; the second argument is the settings before. */
@@ -136,6 +139,8 @@ declare module '../src/host/contract' {
     'store/payment_gateways': [gateways: PaymentGateway[]];
     /** The shipping methods offered for a destination, after zone matching and pricing. */
     'store/shipping/available_methods': [methods: PricedShippingMethod[], context: { country: string; state: string }];
+    /** The tax of an order written through the orders API, cents: added to the total, or contained in the prices when `inclusive`; 0 until a tax module answers. */
+    'store/order/tax': [tax: OrderTax, context: OrderTaxContext];
   }
 }
 

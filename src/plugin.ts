@@ -1,4 +1,5 @@
 import type { Host } from './host/contract';
+import { registerIdempotencyJobs } from './core/idempotency';
 import { RateLimits } from './core/ratelimit';
 import { registerStoreRoles } from './core/roles';
 import { mountRoutes, type RouteDef } from './core/routes';
@@ -10,6 +11,7 @@ import { addressRoutes } from './modules/customers/address-routes';
 import { customerRoutes } from './modules/customers/routes';
 import { registerDemoCommands } from './modules/demo/commands';
 import { labelRoutes } from './modules/labels/routes';
+import { orderRoutes } from './modules/orders/routes';
 import { productRoutes } from './modules/products/routes';
 import { settingsRoutes } from './modules/settings/routes';
 import { shippingRoutes } from './modules/shipping/routes';
@@ -21,6 +23,7 @@ export const storeRoutes: RouteDef[] = [
   ...customerRoutes,
   ...addressRoutes,
   ...customerProfileRoutes,
+  ...orderRoutes,
   ...settingsRoutes,
   ...productRoutes,
   ...couponRoutes,
@@ -31,8 +34,9 @@ export const storeRoutes: RouteDef[] = [
 
 /** The composition root: everything the store adds to the host. */
 export function register(host: Host): void {
-  const limits = new RateLimits(host.db);
+  const limits = new RateLimits(host.db, (error) => host.logger.warn({ err: error }, 'rate-limit counter could not be written'));
   registerStoreRoles(host.users.roles);
   mountRoutes(host, host.manifest.namespace, storeRoutes, { limits });
+  registerIdempotencyJobs(host);
   registerDemoCommands(host, limits);
 }

@@ -3,6 +3,7 @@ import type { Host, HttpMethod, RestArgSchema, RestRequest, RestResponse } from 
 import { createCtx, type Ctx } from './context';
 import { ENVELOPES, renderError, type Envelope } from './envelopes';
 import { AppError, fail } from './errors';
+import { withIdempotency } from './idempotency';
 import { isPermission, type Permission } from './permissions';
 import { POLICIES, type Policy, type RoutePermission } from './policies';
 import type { RateLimitRule, RateLimits } from './ratelimit';
@@ -116,12 +117,12 @@ export function mountRoutes(host: Host, namespace: string, defs: RouteDef[], dep
       path,
       args: discoveryArgs(schema),
       paramPatterns: paramPatterns(schema),
-      handler: (request) => handle(host, variants, request, deps),
+      handler: (request) => handle(host, namespace, variants, request, deps),
     });
   }
 }
 
-async function handle(host: Host, variants: Variant[], request: RestRequest, deps: MountDeps): Promise<RestResponse> {
+async function handle(host: Host, namespace: string, variants: Variant[], request: RestRequest, deps: MountDeps): Promise<RestResponse> {
   const ctx = createCtx(host, request, deps.limits);
   let denied: 401 | 403 = 401;
   let chosen: Variant | undefined;
@@ -136,7 +137,15 @@ async function handle(host: Host, variants: Variant[], request: RestRequest, dep
   }
   if (!chosen) return forbidden(denied);
 
-  const { def, validate } = chosen;
+  const variant = chosen;
+  try {
+    return await withIdempotency(ctx, namespace, request, () => run(host, ctx, variant, request));
+  } catch (error) {
+    return failure(host, variant.def, error);
+  }
+}
+
+async function run(host: Host, ctx: Ctx, { def, validate }: Variant, request: RestRequest): Promise<RestResponse> {
   try {
     if (request.bodyError) throw fail('rest_invalid_json', undefined, { status: 400 });
     for (const rule of ([] as RateLimitRule[]).concat(def.rateLimit ?? [])) await ctx.limits.consume(ctx, rule);
@@ -144,8 +153,12 @@ async function handle(host: Host, variants: Variant[], request: RestRequest, dep
     const result = await def.handler(ctx, input as RouteInputOf<RouteSchemas>);
     return result instanceof Reply ? { status: result.status, body: result.body, headers: result.headers } : { body: result };
   } catch (error) {
-    if (error instanceof AppError) return renderError(def.envelope, error);
-    host.logger.error({ err: error, route: `${def.method} ${def.path}` }, 'route failed');
-    return renderError(def.envelope, fail('internal_error'));
+    return failure(host, def, error);
   }
+}
+
+function failure(host: Host, def: RouteDef, error: unknown): RestResponse {
+  if (error instanceof AppError) return renderError(def.envelope, error);
+  host.logger.error({ err: error, route: `${def.method} ${def.path}` }, 'route failed');
+  return renderError(def.envelope, fail('internal_error'));
 }

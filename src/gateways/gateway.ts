@@ -28,7 +28,10 @@ export interface PaymentGateway {
   key: string;
   title: string;
   capabilities: { refund: boolean; capture: boolean };
-  /** Gives `amount` cents of a charge back to the payer. */
+  /**
+   * Gives `amount` cents of a charge back to the payer. Answer `failed` when the vendor refused (nothing was refunded);
+   * throw only when the outcome is unknown (timeout, lost connection): the store then keeps the refund pending.
+   */
   refund(ctx: Ctx, transaction: GatewayTransaction, amount: number): Promise<GatewayResult>;
   /** Captures an authorised charge in full. */
   capture(ctx: Ctx, transaction: GatewayTransaction): Promise<GatewayResult>;

@@ -242,7 +242,11 @@ export interface OptionMap {
 
 export interface Options {
   get<K extends keyof OptionMap>(name: K): Promise<OptionMap[K] | undefined>;
-  get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K]): Promise<OptionMap[K]>;
+  /**
+   * `via`: the transaction to read through when reading inside one (SQLite has a single connection, which the
+   * transaction holds; a read through the pool would wait for it).
+   */
+  get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K], via?: Knex.Transaction): Promise<OptionMap[K]>;
   set<K extends keyof OptionMap>(name: K, value: OptionMap[K]): Promise<void>;
   delete(name: keyof OptionMap): Promise<void>;
 }

@@ -59,11 +59,15 @@ const STATEMENT_CACHE_SIZE = 1000;
  * knex prepares every query anew; compiling the SQL costs more than running it on small lookups. The same SQL
  * text gets the same prepared statement back (better-sqlite3 statements are reusable; knex runs them to
  * completion synchronously and never streams here, and SQLite re-prepares them itself after a schema change).
+ * Transactions begin IMMEDIATE (see below).
  */
 function cachePreparedStatements(conn: SqliteConnection): void {
   const prepare = conn.prepare.bind(conn);
   const cache = new Map<string, unknown>();
-  conn.prepare = (sql: string) => {
+  conn.prepare = (text: string) => {
+    // knex opens transactions DEFERRED; one that reads and then writes fails at once with SQLITE_BUSY when another
+    // process (WORKERS > 1) writes meanwhile. IMMEDIATE takes the write lock up front and waits busy_timeout for it.
+    const sql = text === 'BEGIN;' ? 'BEGIN IMMEDIATE;' : text;
     let statement = cache.get(sql);
     if (!statement) {
       statement = prepare(sql);

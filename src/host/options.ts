@@ -20,15 +20,15 @@ export class OptionStore implements Options {
   ) {}
 
   get<K extends keyof OptionMap>(name: K): Promise<OptionMap[K] | undefined>;
-  get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K]): Promise<OptionMap[K]>;
-  async get<K extends keyof OptionMap>(name: K, fallback?: OptionMap[K]): Promise<OptionMap[K] | undefined> {
+  get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K], via?: Knex.Transaction): Promise<OptionMap[K]>;
+  async get<K extends keyof OptionMap>(name: K, fallback?: OptionMap[K], via?: Knex.Transaction): Promise<OptionMap[K] | undefined> {
     const now = this.clock.now().getTime();
     const cached = this.cache.get(name);
     let value: unknown;
     if (cached && now - cached.loadedAt < this.ttlMs) {
       value = cached.value;
     } else {
-      const row = (await this.db('options').where({ name }).first('value')) as { value: string | null } | undefined;
+      const row = (await (via ?? this.db)('options').where({ name }).first('value')) as { value: string | null } | undefined;
       value = row?.value == null ? undefined : JSON.parse(row.value);
       this.cache.set(name, { value, loadedAt: now });
     }

@@ -90,3 +90,6 @@ export async function activitiesOf(db: Knex, objectType: ActivityObjectType, obj
   const rows = (await db('store_activities').where({ object_type: objectType, object_id: objectId }).orderBy('id', 'desc').limit(limit)) as ActivityRow[];
   return rows.map(present);
 }
+
+/** A stored log entry as the API shows it (for readers that load entries in their own queries). */
+export { present as presentActivity };

@@ -391,3 +391,8 @@ export async function incrementCouponUse(db: Knex | Knex.Transaction, couponId: 
     .increment('use_count', 1);
   return Number(updated) > 0;
 }
+
+/** Gives back one use of a coupon (an order no longer applies it); never below 0. Call inside the order's transaction. */
+export async function releaseCouponUse(db: Knex | Knex.Transaction, couponId: number): Promise<void> {
+  await db(TABLE).where('id', couponId).where('use_count', '>', 0).decrement('use_count', 1);
+}

@@ -152,7 +152,7 @@ async function assertOrderOfCustomer(trx: Knex.Transaction, customerId: number, 
 }
 
 /** Creates or updates the order's address of the address's type from a (primary) customer address. */
-async function syncOrderAddress(trx: Knex.Transaction, orderId: number, row: AddressRow, now: string): Promise<void> {
+export async function syncOrderAddress(trx: Knex.Transaction, orderId: number, row: AddressRow, now: string): Promise<void> {
   const values = {
     name: row.name,
     company_name: row.company_name,

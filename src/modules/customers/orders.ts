@@ -4,7 +4,8 @@ import { whereContains } from '../../core/db';
 import { runList, type ListSpec } from '../../core/list';
 import { paginate, readPage, type Page } from '../../core/page';
 import { ownedBy } from './owner';
-import { applyAdvancedFilters, parseAdvancedFilters, type FilterProperty } from './filters';
+import { applyAdvancedFilters, parseAdvancedFilters } from './filters';
+import { applyOrderView, ORDER_PROPERTIES, ORDER_SORTABLE } from '../orders/list';
 import type { OrderView } from './schemas';
 import { presentOrder, presentOrderItem, presentOrderSummary, type OrderRow } from '../orders/presenter';
 
@@ -39,42 +40,8 @@ export async function customerOrdersWithItems(db: Knex, customerId: number) {
   return orders.map((row) => ({ ...presentOrder(row), filtered_order_items: items.get(Number(row.id)) ?? [] }));
 }
 
-const itemsOfOrder = (column: 'variation_id' | 'post_id') => (sub: Knex.QueryBuilder, ids: number[]) =>
-  sub.select('oi.id').from('store_order_items as oi').whereRaw('?? = ??', ['oi.order_id', 'o.id']).whereIn(`oi.${column}`, ids);
-
-/** The advanced filters of a customer's order list. */
-export const ORDER_FILTERS: Record<string, FilterProperty> = {
-  status: { kind: 'choice', sql: () => 'o.status' },
-  payment_status: { kind: 'choice', sql: () => 'o.payment_status' },
-  shipping_status: { kind: 'choice', sql: () => 'o.shipping_status' },
-  type: { kind: 'choice', sql: () => 'o.type' },
-  fulfillment_type: { kind: 'choice', sql: () => 'o.fulfillment_type', choices: ['digital', 'physical'] },
-  payment_method: { kind: 'choice', sql: () => 'o.payment_method' },
-  currency: { kind: 'choice', sql: () => 'o.currency' },
-  invoice_no: { kind: 'text', sql: () => 'o.invoice_no' },
-  total_amount: { kind: 'number', sql: () => 'o.total_amount' },
-  total_paid: { kind: 'number', sql: () => 'o.total_paid' },
-  total_refund: { kind: 'number', sql: () => 'o.total_refund' },
-  created_at: { kind: 'date', sql: () => 'o.created_at' },
-  completed_at: { kind: 'date', sql: () => 'o.completed_at' },
-  refunded_at: { kind: 'date', sql: () => 'o.refunded_at' },
-  order_items: { kind: 'ids', related: itemsOfOrder('variation_id') },
-  products: { kind: 'ids', related: itemsOfOrder('post_id') },
-};
-
 const ORDER_LIST: Omit<ListSpec, 'limits'> = {
-  sortable: {
-    id: 'o.id',
-    invoice_no: 'o.invoice_no',
-    status: 'o.status',
-    payment_status: 'o.payment_status',
-    type: 'o.type',
-    total_amount: 'o.total_amount',
-    total_paid: 'o.total_paid',
-    created_at: 'o.created_at',
-    updated_at: 'o.updated_at',
-    completed_at: 'o.completed_at',
-  },
+  sortable: ORDER_SORTABLE,
   defaultSort: 'id',
   search: {
     columns: {
@@ -106,34 +73,6 @@ const ORDER_LIST: Omit<ListSpec, 'limits'> = {
   },
 };
 
-/** One view of the order list (spec: order list views). */
-function applyView(query: Knex.QueryBuilder, view: OrderView): void {
-  switch (view) {
-    case 'on-hold':
-    case 'completed':
-    case 'processing':
-    case 'canceled':
-      query.where('o.status', view);
-      return;
-    case 'paid':
-      query.where('o.payment_status', 'paid');
-      return;
-    case 'refunded':
-      query.where('o.payment_status', 'refunded');
-      return;
-    case 'partially_refunded':
-      query.whereIn('o.payment_status', ['partially_refunded', 'partially-refunded']);
-      return;
-    case 'renewal':
-    case 'subscription':
-      query.where('o.type', view);
-      return;
-    case 'onetime':
-      query.whereIn('o.type', ['payment', 'onetime', 'one-time']);
-      return;
-  }
-}
-
 export interface CustomerOrdersInput {
   page?: unknown;
   per_page?: unknown;
@@ -148,10 +87,10 @@ export interface CustomerOrdersInput {
 /** A page of one customer's orders (admin): search, views, advanced filters, allowlisted sort. */
 export async function pageOfCustomerOrders(ctx: Ctx, customerId: number, input: CustomerOrdersInput): Promise<Page<ReturnType<typeof presentOrder>>> {
   const filterCtx = { zone: ctx.tz, now: ctx.clock.now() };
-  const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, ORDER_FILTERS, filterCtx) : [];
+  const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, ORDER_PROPERTIES, filterCtx) : [];
   const query = ctx.db('store_orders as o').select('o.*').where('o.customer_id', customerId);
-  if (input.active_view) applyView(query, input.active_view);
-  applyAdvancedFilters(query, ctx.db, groups, ORDER_FILTERS, filterCtx);
+  if (input.active_view) applyOrderView(query, input.active_view);
+  applyAdvancedFilters(query, ctx.db, groups, ORDER_PROPERTIES, filterCtx);
   const page = await runList<OrderRow>(ctx, query, input, { ...ORDER_LIST, limits: { min: 1, max: 199, default: 10 } }, 'o.id');
   return { ...page, data: page.data.map(presentOrder) };
 }

@@ -113,3 +113,6 @@ export async function labelsFor(db: Knex | Knex.Transaction, objectType: LabelOb
   for (const row of rows) out.get(Number(row.object_id))?.push(present(row));
   return out;
 }
+
+/** A stored label as the API shows it (for readers that load labels in their own queries). */
+export { present as presentLabel };

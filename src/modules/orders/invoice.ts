@@ -13,7 +13,7 @@ export async function assignInvoiceNumber(ctx: Ctx, trx: Knex.Transaction, order
     { receipt_number: number | string | null; invoice_no: string } | undefined;
   if (!order) throw new Error(`order ${orderId} does not exist`);
   if (order.receipt_number !== null) return { receipt_number: Number(order.receipt_number), invoice_no: order.invoice_no };
-  const settings = await getStoreSettings(ctx.host);
+  const settings = await getStoreSettings(ctx.host, trx);
   const floor = Math.max(0, Math.trunc(settings.min_receipt_number) - 1);
   await trx('store_counters')
     .where({ name: 'receipt' })

@@ -181,3 +181,21 @@ export async function presentOrderAddress(row: Record<string, unknown>) {
   };
 }
 export type OrderAddress = Awaited<ReturnType<typeof presentOrderAddress>>;
+
+const UTM = ['utm_campaign', 'utm_term', 'utm_source', 'utm_medium', 'utm_content', 'utm_id'] as const;
+
+/** A row of `store_order_operations`: how the order was made (`created_via`, cart hash) and its UTM parameters. */
+export function presentOrderOperation(row: Record<string, unknown>) {
+  return {
+    id: Number(row.id),
+    order_id: Number(row.order_id),
+    created_via: text(row.created_via),
+    cart_hash: text(row.cart_hash),
+    ...(Object.fromEntries(UTM.map((k) => [k, text(row[k])])) as Record<(typeof UTM)[number], string>),
+    refer_url: text(row.refer_url),
+    meta: object(row.meta),
+    created_at: row.created_at as string,
+    updated_at: row.updated_at as string,
+  };
+}
+export type OrderOperation = ReturnType<typeof presentOrderOperation>;

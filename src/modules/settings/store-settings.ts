@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import countries from 'i18n-iso-countries';
 import type { Static } from '@sinclair/typebox';
 import type { Host } from '../../host/contract';
@@ -50,8 +51,8 @@ export const DEFAULT_STORE_SETTINGS: StoreSettings = {
 };
 
 /** The store settings: what is saved, over the defaults. */
-export async function getStoreSettings(host: Host): Promise<StoreSettings> {
-  const saved = await host.options.get('store_settings', {});
+export async function getStoreSettings(host: Host, via?: Knex.Transaction): Promise<StoreSettings> {
+  const saved = await host.options.get('store_settings', {}, via);
   return { ...DEFAULT_STORE_SETTINGS, ...saved, checkout_fields: { ...DEFAULT_STORE_SETTINGS.checkout_fields, ...saved.checkout_fields } };
 }
 

@@ -1,0 +1,214 @@
+import type { Static } from '@sinclair/typebox';
+import type { Knex } from 'knex';
+import { transaction, type Ctx } from '../../core/context';
+import type { AfterCommit } from '../../core/db';
+import { fail, invalid } from '../../core/errors';
+import { toTimestamp } from '../../core/time';
+import { recordActivity } from '../activities/service';
+import { recalculateCustomerStats } from '../customers/ltv';
+import { adjustStock } from '../products/stock';
+import { capturePayments } from './capture';
+import { deleteOrders } from './delete';
+import type { BulkActionBody } from './manage-schemas';
+import { markPaidInTransaction } from './payments';
+import { presentOrder, type OrderRow } from './presenter';
+import { lockOrders, notFoundNote, plural, summary } from './selection';
+import {
+  PAYMENT_STATUS_ALIASES,
+  PAYMENT_STATUSES,
+  SETTABLE_ORDER_STATUSES,
+  SETTLED_PAYMENT_STATUSES,
+  SHIPPING_STATUSES,
+  type PaymentStatus,
+  type ShippingStatus,
+} from './state';
+
+type SettableStatus = (typeof SETTABLE_ORDER_STATUSES)[number];
+
+async function reload(trx: Knex.Transaction, id: number) {
+  return presentOrder((await trx('store_orders').where({ id }).first()) as OrderRow);
+}
+
+function requireStatus<T extends string>(value: string | undefined, allowed: readonly T[]): T {
+  if (value === undefined || value === '') throw invalid('new_status', 'required', 'The new status field is required.');
+  if (!(allowed as readonly string[]).includes(value)) throw invalid('new_status', 'in', `The new status must be one of: ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+/**
+ * Gives back (`direction` 1) or takes again (-1) the stock of an order's items whose variation still exists and manages
+ * stock; taking more than is available is 422 'Insufficient stock for …' and the whole bulk action is undone.
+ */
+async function moveStock(trx: Knex.Transaction, ctx: Ctx, orderId: number, direction: 1 | -1, afterCommit: AfterCommit): Promise<void> {
+  const items = (await trx('store_order_items').where({ order_id: orderId }).whereNotNull('variation_id').select('variation_id', 'quantity')) as Array<{
+    variation_id: number | string;
+    quantity: number | string;
+  }>;
+  if (!items.length) return;
+  const existing = new Set(
+    (
+      (await trx('store_product_variations')
+        .whereIn('id', [...new Set(items.map((i) => Number(i.variation_id)))])
+        .select('id')) as Array<{ id: number }>
+    ).map((v) => Number(v.id)),
+  );
+  for (const item of items) {
+    if (existing.has(Number(item.variation_id))) await adjustStock(trx, ctx, Number(item.variation_id), direction * Number(item.quantity), afterCommit);
+  }
+}
+
+/**
+ * `change_order_status`: sets one of the settable statuses. With `manage_stock`, canceling gives the items' stock back
+ * and leaving `canceled` takes it again. Orders already in the status are left as they are (no event).
+ */
+async function changeOrderStatus(ctx: Ctx, ids: number[], status: SettableStatus, manageStock: boolean): Promise<string> {
+  return transaction(ctx, async (trx, afterCommit) => {
+    const { rows, missing } = await lockOrders(trx, ids);
+    const now = toTimestamp(ctx.clock.now());
+    for (const before of rows) {
+      const id = Number(before.id);
+      const previous = String(before.status);
+      if (previous === status) continue;
+      await trx('store_orders')
+        .where({ id })
+        .update({ status, updated_at: now, ...(status === 'completed' && !before.completed_at ? { completed_at: now } : {}) });
+      let stockNote = '';
+      if (manageStock && (status === 'canceled') !== (previous === 'canceled')) {
+        const direction = status === 'canceled' ? 1 : -1;
+        await moveStock(trx, ctx, id, direction, afterCommit);
+        stockNote = direction === 1 ? ' Stock was restored.' : ' Stock was reduced.';
+      }
+      await recordActivity(
+        trx,
+        ctx,
+        { object_type: 'order', object_id: id, title: 'Order status changed', content: `From ${previous} to ${status}.${stockNote}` },
+        afterCommit,
+      );
+      const order = await reload(trx, id);
+      afterCommit(() => {
+        ctx.hooks.doAction('store/order/status_changed', order, previous);
+        if (status === 'canceled') ctx.hooks.doAction('store/order/canceled', order, previous);
+      });
+    }
+    const done = rows.length;
+    return summary(
+      ids.length,
+      done,
+      `Order status has been changed to ${status} for the selected orders.`,
+      `Order status has been changed to ${status} for ${done} of ${ids.length} selected orders.`,
+      notFoundNote(missing),
+    );
+  });
+}
+
+const SHIPPING_HOOKS = {
+  unshipped: 'store/order/shipping_status_changed_to_unshipped',
+  shipped: 'store/order/shipping_status_changed_to_shipped',
+  delivered: 'store/order/shipping_status_changed_to_delivered',
+  unshippable: 'store/order/shipping_status_changed_to_unshippable',
+} as const satisfies Record<ShippingStatus, string>;
+
+/** `change_shipping_status`: fires `shipping_status_changed` and its `_to_<status>` twin for every order that changed. */
+async function changeShippingStatus(ctx: Ctx, ids: number[], status: ShippingStatus): Promise<string> {
+  return transaction(ctx, async (trx, afterCommit) => {
+    const { rows, missing } = await lockOrders(trx, ids);
+    const now = toTimestamp(ctx.clock.now());
+    for (const before of rows) {
+      const id = Number(before.id);
+      const previous = String(before.shipping_status ?? '');
+      if (previous === status) continue;
+      await trx('store_orders').where({ id }).update({ shipping_status: status, updated_at: now });
+      await recordActivity(
+        trx,
+        ctx,
+        { object_type: 'order', object_id: id, title: 'Shipping status changed', content: `From ${previous || 'none'} to ${status}.` },
+        afterCommit,
+      );
+      const order = await reload(trx, id);
+      afterCommit(() => {
+        ctx.hooks.doAction('store/order/shipping_status_changed', order, previous);
+        ctx.hooks.doAction(SHIPPING_HOOKS[status], order, previous);
+      });
+    }
+    return summary(
+      ids.length,
+      rows.length,
+      `Shipping status has been changed to ${status} for the selected orders.`,
+      `Shipping status has been changed to ${status} for ${rows.length} of ${ids.length} selected orders.`,
+      notFoundNote(missing),
+    );
+  });
+}
+
+/**
+ * `change_payment_status`. `paid` is a bulk mark-as-paid (the charge for what is due, the invoice number, `paid` and
+ * the order status by fulfilment), so the ledger and the invoice numbers stay right; canceled orders and orders that
+ * were already paid are left (said in the message). Any other status is an admin's correction and is set as given.
+ * Customers' statistics are recomputed either way.
+ */
+async function changePaymentStatus(ctx: Ctx, ids: number[], status: PaymentStatus): Promise<string> {
+  return transaction(ctx, async (trx, afterCommit) => {
+    const { rows, missing } = await lockOrders(trx, ids);
+    const now = toTimestamp(ctx.clock.now());
+    const customers = new Set<number>();
+    const canceled: number[] = [];
+    const settled: number[] = [];
+    for (const before of rows) {
+      const id = Number(before.id);
+      const previous = String(before.payment_status);
+      if (previous === status) continue;
+      if (status === 'paid') {
+        if (before.status === 'canceled') canceled.push(id);
+        else if ((SETTLED_PAYMENT_STATUSES as readonly string[]).includes(previous)) settled.push(id);
+        else await markPaidInTransaction(ctx, trx, afterCommit, id, {});
+        continue;
+      }
+      await trx('store_orders').where({ id }).update({ payment_status: status, updated_at: now });
+      if (before.customer_id !== null) customers.add(Number(before.customer_id));
+      await recordActivity(
+        trx,
+        ctx,
+        { object_type: 'order', object_id: id, title: 'Payment status changed', content: `From ${previous} to ${status}.` },
+        afterCommit,
+      );
+      const order = await reload(trx, id);
+      afterCommit(() => ctx.hooks.doAction('store/order/payment_status_changed', order, previous));
+    }
+    for (const customerId of customers) await recalculateCustomerStats(trx, customerId);
+    const done = rows.length - canceled.length - settled.length;
+    return summary(
+      ids.length,
+      done,
+      `Payment status has been changed to ${status} for the selected orders.`,
+      `Payment status has been changed to ${status} for ${done} of ${ids.length} selected orders.`,
+      [
+        ...(canceled.length ? [`${plural(canceled.length, 'canceled order', 'canceled orders')} cannot be marked paid.`] : []),
+        ...(settled.length ? [`${plural(settled.length, 'order was', 'orders were')} already paid and then refunded.`] : []),
+        ...notFoundNote(missing),
+      ],
+    );
+  });
+}
+
+const truthy = (value: unknown) => value === true || value === 'true' || value === '1' || value === 'yes';
+
+/** `POST /orders/do-bulk-action`: answers `{message}`. Deleting and capturing need `orders/manage`; status changes also `orders/manage_statuses`. */
+export async function bulkAction(ctx: Ctx, body: Static<typeof BulkActionBody>): Promise<{ message: string }> {
+  const ids = [...new Set(body.order_ids.map(Number))];
+  const needsManage = body.action === 'delete_orders' || body.action === 'capture_payments';
+  if (needsManage && !ctx.can('orders/manage')) throw fail('rest_forbidden', undefined, { status: 403 });
+  switch (body.action) {
+    case 'delete_orders':
+      return { message: await deleteOrders(ctx, ids) };
+    case 'capture_payments':
+      return { message: await capturePayments(ctx, ids) };
+    case 'change_order_status':
+      return { message: await changeOrderStatus(ctx, ids, requireStatus(body.new_status, SETTABLE_ORDER_STATUSES), truthy(body.manage_stock)) };
+    case 'change_shipping_status':
+      return { message: await changeShippingStatus(ctx, ids, requireStatus(body.new_status, SHIPPING_STATUSES)) };
+    case 'change_payment_status': {
+      const status = body.new_status ? (PAYMENT_STATUS_ALIASES[body.new_status] ?? body.new_status) : body.new_status;
+      return { message: await changePaymentStatus(ctx, ids, requireStatus(status, PAYMENT_STATUSES)) };
+    }
+  }
+}

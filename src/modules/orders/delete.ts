@@ -1,0 +1,91 @@
+import type { Knex } from 'knex';
+import { transaction, type Ctx } from '../../core/context';
+import { lockForUpdate } from '../../core/db';
+import { recordActivity } from '../activities/service';
+import { recalculateCustomerStats } from '../customers/ltv';
+import { presentOrder, type OrderRow } from './presenter';
+import { lockOrders, notFoundNote, plural, summary } from './selection';
+import { DELETABLE } from './state';
+
+/**
+ * Safe to delete (reference §3): nothing was taken (payment pending or failed) and the order is not being fulfilled
+ * (on hold, pending, draft, failed or canceled); test-mode orders always are.
+ */
+export function isDeletable(row: OrderRow): boolean {
+  if (row.mode === 'test') return true;
+  return (DELETABLE.orderStatuses as readonly unknown[]).includes(row.status) && (DELETABLE.paymentStatuses as readonly unknown[]).includes(row.payment_status);
+}
+
+const statuses = [...DELETABLE.orderStatuses];
+const KEPT_NOTE = `only unpaid orders that are ${statuses.slice(0, -1).join(', ')} or ${statuses.at(-1)} can be deleted, and a subscription order only together with all its renewals.`;
+
+/** The orders below an order (its renewals, and theirs), locked, parents before children. */
+async function descendantsOf(trx: Knex.Transaction, id: number): Promise<OrderRow[]> {
+  const found: OrderRow[] = [];
+  const seen = new Set([id]);
+  let level = [id];
+  while (level.length) {
+    const children = ((await lockForUpdate(trx('store_orders').whereIn('parent_id', level).orderBy('id'), trx)) as OrderRow[]).filter(
+      (row) => !seen.has(Number(row.id)),
+    );
+    for (const child of children) seen.add(Number(child.id));
+    found.push(...children);
+    level = children.map((row) => Number(row.id));
+  }
+  return found;
+}
+
+/**
+ * `delete_orders`: deletes each selected order that is safe to delete, with its renewals, in one transaction; an order
+ * whose renewals are not all safe is kept whole (a paid renewal is never lost with its parent). Items, transactions,
+ * addresses, applied coupons and UTM rows go with their order (foreign keys); the activity log keeps its history.
+ * Customers' statistics are recomputed; `store/order/deleted` fires for every deleted order.
+ */
+export async function deleteOrders(ctx: Ctx, ids: number[]): Promise<string> {
+  return transaction(ctx, async (trx, afterCommit) => {
+    const { rows, missing } = await lockOrders(trx, ids);
+    const doomed = new Map<number, OrderRow>();
+    const kept: number[] = [];
+    for (const row of rows) {
+      const id = Number(row.id);
+      if (doomed.has(id)) continue;
+      const family = [row, ...(await descendantsOf(trx, id))];
+      if (!family.every(isDeletable)) {
+        kept.push(id);
+        continue;
+      }
+      for (const member of family) doomed.set(Number(member.id), member);
+    }
+    const selected = new Set(ids);
+    const customers = new Set<number>();
+    for (const row of [...doomed.values()].reverse()) {
+      const id = Number(row.id);
+      await trx('store_label_relations').where({ object_type: 'order', object_id: id }).delete();
+      await trx('store_orders').where({ id }).delete();
+      if (row.customer_id !== null) customers.add(Number(row.customer_id));
+      const renewalOf = selected.has(id) || row.parent_id === null ? '' : ` with its parent order #${Number(row.parent_id)}`;
+      await recordActivity(
+        trx,
+        ctx,
+        {
+          object_type: 'order',
+          object_id: id,
+          title: 'Order deleted',
+          content: `Order #${id}${row.invoice_no ? ` (${String(row.invoice_no)})` : ''} was deleted${renewalOf}.`,
+          status: 'warning',
+        },
+        afterCommit,
+      );
+      const order = presentOrder(row);
+      afterCommit(() => ctx.hooks.doAction('store/order/deleted', order));
+    }
+    for (const customerId of customers) await recalculateCustomerStats(trx, customerId);
+    const done = [...doomed.keys()].filter((id) => selected.has(id)).length;
+    const renewals = doomed.size - done;
+    return summary(ids.length, done, 'Selected orders have been deleted successfully.', `${done} of ${ids.length} selected orders deleted.`, [
+      ...(renewals ? [`${plural(renewals, 'renewal order was', 'renewal orders were')} deleted with their subscription orders.`] : []),
+      ...(kept.length ? [`${plural(kept.length, 'order was', 'orders were')} not deleted: ${KEPT_NOTE}`] : []),
+      ...notFoundNote(missing),
+    ]);
+  });
+}

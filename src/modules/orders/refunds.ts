@@ -1,0 +1,264 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { transaction, type Ctx } from '../../core/context';
+import { lockForUpdate, type AfterCommit } from '../../core/db';
+import { fail, invalid } from '../../core/errors';
+import { centsToDecimal, parseDecimalToCents } from '../../core/money';
+import { toTimestamp } from '../../core/time';
+import type { GatewayResult, GatewayTransaction } from '../../gateways/gateway';
+import { gatewayFor } from '../../gateways/registry';
+import { recordActivity } from '../activities/service';
+import { recalculateCustomerStats } from '../customers/ltv';
+import {
+  CHARGE_TYPES,
+  REFUND_TYPE,
+  TRANSACTION_STATUS,
+  reservedRefundsOf,
+  syncOrderTotals,
+  toTransaction,
+  type RefundMeta,
+  type TransactionRow,
+} from './ledger';
+import { presentOrder, type OrderRow } from './presenter';
+import { REFUNDABLE_PAYMENT_STATUSES, paymentStatusOf, type PaymentStatus } from './state';
+
+export interface RefundInput {
+  transaction_id?: number | string;
+  amount?: number | string;
+  cancelSubscription?: string | boolean;
+}
+
+export interface RefundPart {
+  status: 'success' | 'failed' | 'skipped' | 'pending';
+  message: string;
+}
+
+/** The spec's answer: exactly these three keys; `fluent_cart_refund` is the store-side result. */
+export interface RefundAnswer {
+  fluent_cart_refund: RefundPart;
+  gateway_refund: RefundPart;
+  subscription_cancel: RefundPart;
+}
+
+export interface RefundOutcome {
+  /** 200 when the refund is recorded; 502 when the gateway refused it or did not answer. */
+  status: 200 | 502;
+  answer: RefundAnswer;
+}
+
+const NOT_REFUNDABLE = 'Order can not be refunded';
+
+interface Reservation {
+  order: OrderRow;
+  charge: TransactionRow;
+  refundId: number;
+}
+
+function parseInput(input: RefundInput): { transactionId: number; amount: number; cancelSubscription: boolean } {
+  if (input.transaction_id === undefined || input.transaction_id === '') throw invalid('refund_info.transaction_id', 'required', 'Transaction ID is required');
+  const transactionId = Number(input.transaction_id);
+  if (input.amount === undefined || input.amount === '') throw invalid('refund_info.amount', 'required', 'Refund amount is required');
+  const amount = parseDecimalToCents(input.amount);
+  if (amount === null) {
+    throw invalid('refund_info.amount', 'numeric', 'The refund amount must be a decimal amount with at most two decimal places, e.g. 12.50.');
+  }
+  if (amount <= 0) throw invalid('refund_info.amount', 'min', 'The refund amount must be greater than zero.');
+  return { transactionId, amount, cancelSubscription: input.cancelSubscription === true || input.cancelSubscription === 'true' };
+}
+
+/**
+ * Step 1, its own transaction: with the order row locked, checks that the charge belongs to the order, succeeded and
+ * still has `amount` left (earlier refunds and refunds in flight count), and reserves it as a `pending` refund row.
+ * Parallel refunds queue on the order lock, so together they can never exceed the charge.
+ */
+async function reserve(ctx: Ctx, orderId: number, transactionId: number, amount: number): Promise<Reservation> {
+  return transaction(ctx, async (trx) => {
+    const order = (await lockForUpdate(trx('store_orders').where({ id: orderId }), trx).first()) as OrderRow | undefined;
+    if (!order) throw fail('not_found', 'Order not found', { status: 404 });
+    if (!(REFUNDABLE_PAYMENT_STATUSES as readonly unknown[]).includes(order.payment_status)) throw fail('invalid_state', NOT_REFUNDABLE);
+    const row = (await trx('store_order_transactions').where({ id: transactionId, order_id: orderId }).first()) as Record<string, unknown> | undefined;
+    const charge = row ? toTransaction(row) : null;
+    if (!charge || !(CHARGE_TYPES as readonly string[]).includes(charge.transaction_type) || charge.status !== TRANSACTION_STATUS.succeeded) {
+      throw fail('invalid_state', NOT_REFUNDABLE);
+    }
+    const left = charge.total - (await reservedRefundsOf(trx, orderId, charge.id));
+    if (left <= 0) throw fail('invalid_state', NOT_REFUNDABLE);
+    if (amount > left) {
+      throw invalid('refund_info.amount', 'max', `The refund amount can not be more than ${centsToDecimal(left)}, what is left to refund of this transaction.`);
+    }
+    const now = toTimestamp(ctx.clock.now());
+    const meta: RefundMeta = { parent_transaction_id: charge.id };
+    const [refundId] = await trx('store_order_transactions').insert({
+      uuid: crypto.randomUUID(),
+      order_id: orderId,
+      order_type: order.type,
+      transaction_type: REFUND_TYPE,
+      payment_method: charge.payment_method,
+      payment_mode: charge.payment_mode,
+      status: TRANSACTION_STATUS.pending,
+      currency: charge.currency,
+      total: amount,
+      rate: charge.rate,
+      meta: JSON.stringify(meta),
+      created_at: now,
+      updated_at: now,
+    });
+    return { order, charge, refundId: Number(refundId) };
+  });
+}
+
+/** Step 2: the gateway gives the money back. A throw means the outcome is unknown (null). */
+async function callGateway(ctx: Ctx, charge: TransactionRow, amount: number): Promise<GatewayResult | null> {
+  const subject: GatewayTransaction = {
+    id: charge.id,
+    order_id: charge.order_id,
+    vendor_charge_id: charge.vendor_charge_id,
+    payment_method: charge.payment_method,
+    payment_mode: charge.payment_mode,
+    currency: charge.currency,
+    total: charge.total,
+    status: charge.status,
+  };
+  try {
+    return await gatewayFor(ctx, charge.payment_method).refund(ctx, subject, amount);
+  } catch (error) {
+    ctx.host.logger.error({ err: error, transaction_id: charge.id }, 'gateway refund failed');
+    return null;
+  }
+}
+
+async function settleRefunded(
+  ctx: Ctx,
+  trx: Knex.Transaction,
+  afterCommit: AfterCommit,
+  { order: reserved, charge, refundId }: Reservation,
+  amount: number,
+  result: GatewayResult,
+): Promise<string> {
+  const orderId = Number(reserved.id);
+  const now = toTimestamp(ctx.clock.now());
+  const before = (await lockForUpdate(trx('store_orders').where({ id: orderId }), trx).first()) as OrderRow;
+  const meta: RefundMeta = { parent_transaction_id: charge.id, gateway_status: result.status, gateway_message: result.message };
+  await trx('store_order_transactions')
+    .where({ id: refundId, status: TRANSACTION_STATUS.pending })
+    .update({ status: TRANSACTION_STATUS.refunded, vendor_charge_id: result.vendor_id ?? '', meta: JSON.stringify(meta), updated_at: now });
+  const ledger = await syncOrderTotals(trx, orderId);
+  const paymentStatus = paymentStatusOf(Number(before.total_amount), ledger.paid, ledger.refunded, before.payment_status as PaymentStatus);
+  await trx('store_orders').where({ id: orderId }).update({ payment_status: paymentStatus, refunded_at: now, updated_at: now });
+  if (before.customer_id !== null) await recalculateCustomerStats(trx, Number(before.customer_id));
+  const money = `${centsToDecimal(amount)} ${charge.currency}`;
+  const message = `Refund of ${money} recorded (transaction #${refundId}, from transaction #${charge.id}).`;
+  await recordActivity(
+    trx,
+    ctx,
+    { object_type: 'order', object_id: orderId, title: 'Order refunded', content: `${message} Gateway: ${result.message}`, status: 'success' },
+    afterCommit,
+  );
+
+  const order = presentOrder((await trx('store_orders').where({ id: orderId }).first()) as OrderRow);
+  const previousPaymentStatus = String(before.payment_status);
+  const refund = { amount, transaction_id: charge.id, refund_transaction_id: refundId };
+  afterCommit(() => {
+    if (previousPaymentStatus !== order.payment_status) ctx.hooks.doAction('store/order/payment_status_changed', order, previousPaymentStatus);
+    ctx.hooks.doAction('store/order/refunded', order, refund);
+    ctx.hooks.doAction(order.payment_status === 'refunded' ? 'store/order/fully_refunded' : 'store/order/partially_refunded', order, refund);
+  });
+  return message;
+}
+
+/** The gateway refused: the reservation is released (row `failed`), the order is unchanged. */
+async function settleFailed(
+  ctx: Ctx,
+  trx: Knex.Transaction,
+  afterCommit: AfterCommit,
+  { order, charge, refundId }: Reservation,
+  result: GatewayResult,
+): Promise<void> {
+  const meta: RefundMeta = { parent_transaction_id: charge.id, gateway_status: result.status, gateway_message: result.message };
+  await trx('store_order_transactions')
+    .where({ id: refundId, status: TRANSACTION_STATUS.pending })
+    .update({ status: TRANSACTION_STATUS.failed, meta: JSON.stringify(meta), updated_at: toTimestamp(ctx.clock.now()) });
+  await recordActivity(
+    trx,
+    ctx,
+    {
+      object_type: 'order',
+      object_id: Number(order.id),
+      title: 'Refund failed',
+      content: `The payment gateway refused the refund: ${result.message}`,
+      status: 'error',
+    },
+    afterCommit,
+  );
+}
+
+function subscriptionPart(requested: boolean): RefundPart {
+  return requested
+    ? { status: 'skipped', message: 'Subscriptions are not available in this store yet, so no subscription was canceled.' }
+    : { status: 'skipped', message: 'Canceling the subscription was not requested.' };
+}
+
+/**
+ * `POST /orders/{order_id}/refund`. Order of operations, so a refund never goes wrong:
+ * 1. reserve the amount as a `pending` refund row (validated against the charge under the order lock), commit;
+ * 2. call the gateway, outside any database transaction;
+ * 3. on success (or `skipped` for offline gateways, which record only) the row becomes `refunded` and the order's
+ *    totals, payment status, `refunded_at` and the customer's statistics follow, in one transaction, hooks after it;
+ *    on refusal the row becomes `failed` and nothing else changes;
+ *    when the gateway throws, the outcome is unknown: the row stays `pending`, keeping the amount reserved, so a
+ *    retry can never give the same money back twice.
+ */
+export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput): Promise<RefundOutcome> {
+  const { transactionId, amount, cancelSubscription } = parseInput(input);
+  const reservation = await reserve(ctx, orderId, transactionId, amount);
+  const result = await callGateway(ctx, reservation.charge, amount);
+  const subscription_cancel = subscriptionPart(cancelSubscription);
+
+  if (!result) {
+    await transaction(ctx, (trx, afterCommit) =>
+      recordActivity(
+        trx,
+        ctx,
+        {
+          object_type: 'order',
+          object_id: orderId,
+          title: 'Refund pending',
+          content: `The payment gateway did not answer; refund transaction #${reservation.refundId} stays pending and keeps its amount reserved.`,
+          status: 'warning',
+        },
+        afterCommit,
+      ),
+    );
+    return {
+      status: 502,
+      answer: {
+        fluent_cart_refund: {
+          status: 'pending',
+          message: `The payment gateway did not answer. The refund is held as pending (transaction #${reservation.refundId}) and its amount stays reserved until it is checked.`,
+        },
+        gateway_refund: { status: 'failed', message: 'The payment gateway could not be reached.' },
+        subscription_cancel,
+      },
+    };
+  }
+  if (result.status === 'failed') {
+    await transaction(ctx, (trx, afterCommit) => settleFailed(ctx, trx, afterCommit, reservation, result));
+    return {
+      status: 502,
+      answer: {
+        fluent_cart_refund: { status: 'failed', message: 'The refund was not recorded because the payment gateway refused it.' },
+        gateway_refund: { status: 'failed', message: result.message },
+        subscription_cancel,
+      },
+    };
+  }
+  const message = await transaction(ctx, (trx, afterCommit) => settleRefunded(ctx, trx, afterCommit, reservation, amount, result));
+  return {
+    status: 200,
+    answer: {
+      fluent_cart_refund: { status: 'success', message },
+      gateway_refund: { status: result.status, message: result.message },
+      subscription_cancel,
+    },
+  };
+}
