@@ -188,3 +188,9 @@ export function applySearch(query: Knex.QueryBuilder, term: SearchTerm, spec: Se
       query.where(target.column, term.operator, cast(term.value));
   }
 }
+
+/** Each way to read "Mary Ann Smith" as a first name and the start of a last name (at most 3), for name searches. */
+export function nameSplits(text: string): Array<[string, string]> {
+  const words = text.split(/\s+/).filter(Boolean);
+  return words.slice(1, 4).map((_, i) => [words.slice(0, i + 1).join(' '), words.slice(i + 1).join(' ')]);
+}

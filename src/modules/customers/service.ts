@@ -8,7 +8,7 @@ import { escapeLike, insertedId } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
 import { runList, type ListSpec } from '../../core/list';
 import { TotalCache, type Page } from '../../core/page';
-import { applySearch, parseSearch, type SearchSpec } from '../../core/search';
+import { applySearch, nameSplits, parseSearch, type SearchSpec } from '../../core/search';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { labelsFor, syncLabels } from '../labels/service';
@@ -107,12 +107,6 @@ const SORTABLE = Object.fromEntries(
     'updated_at',
   ].map((c) => [c, `c.${c}`]),
 );
-
-/** Each way to read "Mary Ann Smith" as a first name and the start of a last name (at most 3). */
-function nameSplits(text: string): Array<[string, string]> {
-  const words = text.split(/\s+/).filter(Boolean);
-  return words.slice(1, 4).map((_, i) => [words.slice(0, i + 1).join(' '), words.slice(i + 1).join(' ')]);
-}
 
 const CUSTOMER_SEARCH: SearchSpec = customerSearch();
 

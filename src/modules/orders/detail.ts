@@ -65,12 +65,15 @@ const BRANCHES: Record<BranchName, Branch> = {
   },
   coupon: { table: 'store_applied_coupons', kind: `'coupon'`, owner: 't.order_id', from: 'store_applied_coupons t where t.order_id in (IDS)' },
   operation: { table: 'store_order_operations', kind: `'operation'`, owner: 't.order_id', from: 'store_order_operations t where t.order_id in (IDS)' },
-  /** The orders themselves, their children and their parents, in one pass over `store_orders`. */
+  /**
+   * The order itself, its children and its parent, in one pass over `store_orders` (for one order: the parent is a
+   * scalar subquery, which keeps both databases on an index union where `in (subquery)` would scan the table).
+   */
   orders: {
     table: 'store_orders',
     kind: `case when t.id in (IDS) then 'order' when t.parent_id in (IDS) then 'child' else 'parent' end`,
     owner: 't.id',
-    from: 'store_orders t where t.id in (IDS) or t.parent_id in (IDS) or t.id in (select parent_id from store_orders where id in (IDS))',
+    from: 'store_orders t where t.id in (IDS) or t.parent_id in (IDS) or t.id = (select parent_id from store_orders where id in (IDS))',
   },
   /** Every log entry of the orders (an order gathers a few dozen at most: one per change). */
   activity: {

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/context';
 import { escapeLike } from '../../core/db';
 import { invalid } from '../../core/errors';
 import { pageOf, readPage, TotalCache, type Page } from '../../core/page';
-import { applySearch, parseSearch, type SearchSpec } from '../../core/search';
+import { applySearch, nameSplits, parseSearch, type SearchSpec } from '../../core/search';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterContext, type FilterProperty } from '../customers/filters';
 import { getStoreSettings } from '../settings/store-settings';
 import { loadRelations } from './detail';
@@ -121,12 +121,6 @@ const SEARCH_COLUMNS: SearchSpec['columns'] = {
   completed_at: date('completed_at'),
   refunded_at: date('refunded_at'),
 };
-
-/** Each way to read "Mary Ann Smith" as a first name and the start of a last name (as the customer search does). */
-function nameSplits(text: string): Array<[string, string]> {
-  const words = text.split(/\s+/).filter(Boolean);
-  return words.slice(1, 4).map((_, i) => [words.slice(0, i + 1).join(' '), words.slice(i + 1).join(' ')]);
-}
 
 /**
  * Free text finds orders by the start of the invoice number, of the customer's email, first name, last name or full
