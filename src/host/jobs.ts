@@ -92,7 +92,8 @@ export class JobQueue implements Jobs {
       const [id] = await this.db('jobs').insert(row);
       return Number(id);
     }
-    await this.db('jobs').insert(row).onConflict('unique_key').ignore();
+    // Two processes inserting the same unique key at once can deadlock on MySQL's gap locks: the loser retries.
+    await retryOnLockConflict(() => this.db('jobs').insert(row).onConflict('unique_key').ignore());
     const existing = (await this.db('jobs').where({ unique_key: options.uniqueKey }).first('id')) as { id: number } | undefined;
     return existing ? Number(existing.id) : null;
   }
