@@ -1,30 +1,7 @@
-import type { CalculatorCoupon } from '../../src/modules/coupons/types';
 import { applyTax, calculateTotals, NO_TAX, type OrderTotals, type TotalsInput, type TotalsLine } from '../../src/modules/orders/totals';
+import { calculatorCoupon as coupon } from '../support/coupons';
 
 const NOW = '2026-11-21 10:00:00';
-
-/** A coupon with harmless defaults: active, no dates, no limits, stackable. */
-function coupon(id: number, over: Partial<CalculatorCoupon> = {}): CalculatorCoupon {
-  return {
-    id,
-    code: `C${id}`,
-    type: 'percentage',
-    amount: 10,
-    status: 'active',
-    starts_at: null,
-    ends_at: null,
-    min_purchase_amount: null,
-    max_discount_amount: null,
-    max_uses: null,
-    max_per_customer: null,
-    included_products: [],
-    excluded_products: [],
-    stackable: 1,
-    priority: 10,
-    use_count: 0,
-    ...over,
-  };
-}
 
 const line = (index: number, unit: number, quantity = 1, over: Partial<TotalsLine> = {}): TotalsLine => ({
   index,

@@ -13,9 +13,7 @@ export const orderManageRoutes: RouteDef[] = [
     method: 'POST',
     path: '/orders/do-bulk-action',
     policy: OrderPolicy,
-    // Status changes are also open to `orders/manage_statuses` (the Customer Service role); deleting and capturing
-    // check `orders/manage` in the service.
-    permission: ['orders/manage', 'orders/manage_statuses'],
+    permission: 'orders/manage',
     schema: { body: BulkActionBody },
     envelope: 'message',
     handler: (ctx, { body }) => bulkAction(ctx, body),
