@@ -5,7 +5,7 @@
  *
  * - a fresh store: SQLite in a temporary DATA_DIR, or a throwaway MariaDB started with `scripts/mariadb.sh` under the
  *   benchmark's own `MARIADB_STATE` and stopped at the end;
- * - seeded with the real CLI command (`node dist/src/host/cli.js seed --scale N`, timed);
+ * - seeded with the real CLI command (`node dist/src/host/cli.js seed --scale N` plus the benchmark's flags, timed);
  * - an administrator with an application password; requests use HTTP Basic with it, as an integration would;
  * - before the load, on an in-process server over the seeded store: the benchmark's own preparation (settings, test
  *   data, API calls), then the SQL statements each request runs with their plans (EXPLAIN [QUERY PLAN]) and, for
@@ -26,7 +26,8 @@
  * default 2), `BENCH_NODE_ARGS` (for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`),
  * `BENCH_SERVER_ENV` (`'NAME=value …'` for the server process), `BENCH_SERVER_LOG` (a file the server's output is
  * appended to, e.g. to read why answers were 500), `BENCH_KEEP=1` keeps the SQLite data dir for a look
- * after, `BENCH_RESULTS_DIR` writes the results elsewhere than `bench/results` (e.g. for trial runs).
+ * after, `BENCH_RESULTS_DIR` writes the results elsewhere than `bench/results` (e.g. for trial runs),
+ * `BENCH_ENDPOINTS` (names, e.g. `detail`) measures only those endpoints (e.g. to profile one).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,6 +53,7 @@ export const SCALE = positive(process.env.BENCH_SCALE, 100_000);
 /** Server processes (`WORKERS`): one per core of this 2-core machine, as the README recommends for production. */
 const WORKERS = positive(process.env.BENCH_WORKERS, 2);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'sqlite,mariadb').split(',').map((d) => d.trim()) as DatabaseKind[];
+const ONLY = process.env.BENCH_ENDPOINTS?.split(',').map((name) => name.trim());
 const READY_TIMEOUT_MS = 60_000;
 export const API = '/wp-json/store/v2';
 const ROOT = findPackageRoot(__dirname);
@@ -166,6 +168,8 @@ export interface Benchmark<Data, Settings> {
   mariadbState: string;
   /** What `seed --scale N` writes, for the progress line (`2,000 customers`). */
   seeds: string;
+  /** Flags added to `seed --scale N` (the customers benchmark: `--customers-only`). */
+  seedFlags?: string[];
   /** Settings of this benchmark recorded in the results (scale, limits). */
   settings: Settings;
   prepare(store: BenchStore): Promise<Prepared<Data>>;
@@ -251,15 +255,16 @@ async function openStore(kind: DatabaseKind, benchmark: { name: string; mariadbS
   };
 }
 
-async function seed(store: Store, seeds: string): Promise<BenchReport<unknown, object>['seeding']> {
-  const args = [path.join(DIST, 'src', 'host', 'cli.js'), 'seed', '--scale', String(SCALE)];
-  process.stdout.write(`seeding ${seeds}: node dist/src/host/cli.js seed --scale ${SCALE} … `);
+async function seed(store: Store, seeds: string, flags: string[]): Promise<BenchReport<unknown, object>['seeding']> {
+  const command = ['seed', '--scale', String(SCALE), ...flags];
+  const args = [path.join(DIST, 'src', 'host', 'cli.js'), ...command];
+  process.stdout.write(`seeding ${seeds}: node dist/src/host/cli.js ${command.join(' ')} … `);
   const started = Date.now();
   const { stdout } = await run(process.execPath, args, { env: store.env, maxBuffer: 16 * 1024 * 1024 });
   const wallSeconds = (Date.now() - started) / 1000;
   const output = stdout.trim().split('\n');
   console.log(`${wallSeconds.toFixed(1)} s\n  ${output.join('\n  ')}`);
-  return { command: `npm run cli -- seed --scale ${SCALE}`, wallSeconds: Math.round(wallSeconds * 10) / 10, output };
+  return { command: `npm run cli -- ${command.join(' ')}`, wallSeconds: Math.round(wallSeconds * 10) / 10, output };
 }
 
 /** `BENCH_SERVER_ENV='NAME=value …'`: extra environment for the server process (e.g. `LOG_LEVEL=info`). */
@@ -434,7 +439,9 @@ async function prepareStore<Data>(store: Store, benchmark: Benchmark<Data, objec
     const server = await runtime.listen();
     const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
     const call = (request: BenchRequest) => send(base, authorization, request);
-    const prepared = await benchmark.prepare({ kind: store.kind, runtime, api: (request) => call(request).then(answerOf) });
+    const all = await benchmark.prepare({ kind: store.kind, runtime, api: (request) => call(request).then(answerOf) });
+    const prepared = ONLY ? { ...all, endpoints: all.endpoints.filter((e) => ONLY.includes(e.name)) } : all;
+    if (!prepared.endpoints.length) throw new Error(`BENCH_ENDPOINTS: none of ${ONLY!.join(', ')} (${all.endpoints.map((e) => e.name).join(', ')})`);
     console.log(prepared.note);
     const queries = await profileQueries(runtime, store.kind, call, prepared.endpoints);
     return { ...prepared, authorization, databaseVersion: await databaseVersion(runtime.db, store.kind), queries };
@@ -569,7 +576,7 @@ async function benchDatabase<Data, Settings extends object>(kind: DatabaseKind, 
   const store = await openStore(kind, benchmark);
   let server: Server | null = null;
   try {
-    const seeding = await seed(store, benchmark.seeds);
+    const seeding = await seed(store, benchmark.seeds, benchmark.seedFlags ?? []);
     const ready = await prepareStore(store, benchmark);
     server = await startServer(store);
     for (const endpoint of ready.endpoints) await checkAnswer(server, ready.authorization, endpoint);

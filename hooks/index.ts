@@ -8,7 +8,7 @@ import type { Coupon } from '../src/modules/coupons/types';
 import type { Address, CustomerRecord, CustomerStatus } from '../src/modules/customers/types';
 import type { PaymentGateway } from '../src/gateways/gateway';
 import type { Label } from '../src/modules/labels/types';
-import type { Order, OrderAddress } from '../src/modules/orders/presenter';
+import type { Order, OrderAddress } from '../src/modules/order-records/presenter';
 import type { OrderTax, OrderTaxContext } from '../src/modules/orders/totals';
 import type { Category, Product, Variation } from '../src/modules/products/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';

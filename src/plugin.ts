@@ -1,16 +1,17 @@
 import type { Host } from './host/contract';
+import { register as registerCommands } from './commands';
 import { registerIdempotencyJobs } from './core/idempotency';
 import { RateLimits } from './core/ratelimit';
-import { registerStoreRoles } from './core/roles';
-import { mountRoutes, type RouteDef } from './core/routes';
+import { openApiRoute } from './core/openapi/route';
+import { mountRoutes, RouteRegistry, type RouteDef } from './core/routes';
 import { activityRoutes } from './modules/activities/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
 import { couponRoutes } from './modules/coupons/routes';
 import { customerProfileRoutes } from './modules/customer-profile/routes';
 import { addressRoutes } from './modules/customers/address-routes';
 import { customerRoutes } from './modules/customers/routes';
-import { registerDemoCommands } from './modules/demo/commands';
 import { labelRoutes } from './modules/labels/routes';
+import { customerOrderRoutes } from './modules/orders/customer-order-routes';
 import { orderRoutes } from './modules/orders/routes';
 import { productRoutes } from './modules/products/routes';
 import { settingsRoutes } from './modules/settings/routes';
@@ -21,6 +22,7 @@ import '../hooks';
 export const storeRoutes: RouteDef[] = [
   ...checkoutRoutes,
   ...customerRoutes,
+  ...customerOrderRoutes,
   ...addressRoutes,
   ...customerProfileRoutes,
   ...orderRoutes,
@@ -35,8 +37,9 @@ export const storeRoutes: RouteDef[] = [
 /** The composition root: everything the store adds to the host. */
 export function register(host: Host): void {
   const limits = new RateLimits(host.db, (error) => host.logger.warn({ err: error }, 'rate-limit counter could not be written'));
-  registerStoreRoles(host.users.roles);
-  mountRoutes(host, host.manifest.namespace, storeRoutes, { limits });
+  registerCommands(host);
+  const registry = new RouteRegistry();
+  const namespace = host.manifest.namespace;
+  mountRoutes(host, namespace, [...storeRoutes, openApiRoute(registry, namespace)], { limits, registry });
   registerIdempotencyJobs(host);
-  registerDemoCommands(host, limits);
 }

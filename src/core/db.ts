@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Connection, ExecuteValues, RowDataPacket } from 'mysql2';
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -28,6 +29,41 @@ export function insertedId(result: unknown): number {
 /** Rows of `knex.raw` (SQLite returns rows, mysql2 `[rows, fields]`). */
 export function rawRows<T>(db: Knex | Knex.Transaction, result: unknown): T[] {
   return (dialect(db) === 'mysql' ? (result as [T[]])[0] : result) as T[];
+}
+
+/** A pooled mysql2 connection as knex hands it out. */
+type MysqlConnection = Connection & { __knexUid?: string; __knexTxId?: string };
+
+/**
+ * The rows of a hot read whose SQL text is fixed (values are bindings: a query, or its native SQL and bindings), as a
+ * server-side prepared statement on MySQL/MariaDB: mysql2's `execute` keeps each statement prepared per connection, so
+ * the server parses the text once per connection instead of on every request. It runs where knex would run it: on the
+ * transaction's connection when `db` is a transaction, else on a connection from knex's pool, released after. The rows
+ * have the types of knex's path (the connection settings in host/database.ts apply to both protocols). On SQLite it is
+ * knex's own path (statements are prepared once per connection there already, see host/database.ts).
+ *
+ * Not for SQL whose text varies with the input (a list of n placeholders): every distinct text stays prepared on each
+ * connection until mysql2's per-connection cache (`maxPreparedStatements`) evicts it.
+ */
+export async function preparedRows<T>(db: Knex | Knex.Transaction, query: Knex.QueryBuilder | Knex.Raw | Knex.SqlNative): Promise<T[]> {
+  const { sql, bindings } = 'toSQL' in query ? query.toSQL().toNative() : query;
+  if (dialect(db) === 'sqlite') return (await db.raw(sql, bindings as Knex.RawBinding[])) as T[];
+  // A finished transaction has handed its connection back to the pool: knex refuses such queries too.
+  if (db.isTransaction && (db as Knex.Transaction).isCompleted()) throw new Error(`Transaction query already complete: ${sql}`);
+  const client = db.client as Knex.Client;
+  const connection = (await client.acquireConnection()) as MysqlConnection;
+  const { __knexUid, __knexTxId } = connection;
+  try {
+    client.emit('query', { sql, bindings, method: 'raw', __knexUid, __knexTxId });
+    return await new Promise<T[]>((resolve, reject) => {
+      connection.execute<RowDataPacket[]>(sql, bindings as ExecuteValues, (error, rows) => (error ? reject(error) : resolve(rows as T[])));
+    });
+  } catch (error) {
+    client.emit('query-error', error, { sql, bindings, __knexUid, __knexTxId });
+    throw error;
+  } finally {
+    await client.releaseConnection(connection);
+  }
 }
 
 /** JSON columns: SQLite gives text, MySQL may give an object. */

@@ -20,6 +20,8 @@ export class AppError extends Error {
 export const ERRORS = {
   rest_forbidden: { status: 403, message: 'Sorry, you are not allowed to do that.' },
   rest_invalid_json: { status: 400, message: 'The request body is not valid JSON.' },
+  rest_invalid_request: { status: 400, message: 'The request could not be read.' },
+  rest_request_too_large: { status: 413, message: 'The request body is too large.' },
   validation_error: { status: 422, message: 'The given data was invalid.' },
   not_found: { status: 404, message: 'The requested record was not found.' },
   invalid_state: { status: 400, message: 'The request cannot be carried out in the current state.' },

@@ -58,20 +58,45 @@ function keyOf(ctx: Ctx, request: RestRequest): string | null {
   return key;
 }
 
-/** JSON with object keys sorted, so the same body sent with its fields in another order is the same request. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+/** Text written as it is by `canonical` (brackets, commas, keys), as opposed to a value still to be written. */
+class Verbatim {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * JSON with object keys sorted, so the same body sent with its fields in another order is the same request. It works
+ * from an explicit stack, never recursing, so no nesting of client input can overflow the call stack.
+ */
+function canonical(root: unknown): string {
+  const out: string[] = [];
+  const todo: unknown[] = [root];
+  while (todo.length) {
+    const value = todo.pop();
+    if (value instanceof Verbatim) {
+      out.push(value.text);
+    } else if (Array.isArray(value)) {
+      todo.push(new Verbatim(']'));
+      for (let i = value.length - 1; i >= 0; i--) {
+        todo.push(value[i]);
+        if (i) todo.push(new Verbatim(','));
+      }
+      todo.push(new Verbatim('['));
+    } else if (value && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      todo.push(new Verbatim('}'));
+      for (let i = entries.length - 1; i >= 0; i--) todo.push(entries[i][1], new Verbatim(`${i ? ',' : ''}${JSON.stringify(entries[i][0])}:`));
+      todo.push(new Verbatim('{'));
+    } else {
+      out.push(JSON.stringify(value ?? null));
+    }
   }
-  return JSON.stringify(value ?? null);
+  return out.join('');
 }
 
 /** What makes two requests "the same": method, route path (inside the canonical namespace) and body. */
 export function requestHash(namespace: string, request: RestRequest): string {
-  const body = request.bodyError ? `raw:${request.rawBody?.toString('base64') ?? ''}` : canonical(request.body);
+  const body = request.inputError ? `raw:${request.rawBody?.toString('base64') ?? ''}` : canonical(request.body);
   return crypto.createHash('sha256').update(`${request.method} /${namespace}${request.path}\n${body}`).digest('hex');
 }
 

@@ -1,6 +1,7 @@
 import { Type, type TProperties } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import type { Ctx } from './context';
+import { ownEntry } from './lookup';
 import { paginate, pageQuery, readPage, type Page, type PageLimits } from './page';
 import { applySearch, parseSearch, type SearchSpec } from './search';
 
@@ -42,7 +43,7 @@ export async function runList<Row>(
   cachedTotal?: (count: () => Promise<number>) => Promise<number>,
 ): Promise<Page<Row>> {
   if (spec.search) applySearch(query, parseSearch(input.search), spec.search, ctx.tz);
-  const column = spec.sortable[input.sort_by ?? ''] ?? spec.sortable[spec.defaultSort];
+  const column = ownEntry(spec.sortable, String(input.sort_by ?? '')) ?? spec.sortable[spec.defaultSort];
   const direction = String(input.sort_type).toLowerCase() === 'asc' ? 'asc' : 'desc';
   query.orderBy(column, direction);
   if (column !== idColumn) query.orderBy(idColumn, direction);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Knex } from 'knex';
+import { IntegerIn, MAX_INT } from './schema';
 
 export interface Page<T> {
   current_page: number;
@@ -17,10 +18,13 @@ export interface PageLimits {
   default: number;
 }
 
+/** A number that is clamped rather than refused (page, page size, limit, offset): any integer, or any text. */
+export const clamped = () => Type.Union([IntegerIn(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER), Type.String()]);
+
 /** Query properties for `page` and `per_page`: anything is accepted, then clamped by `readPage`. */
 export const pageQuery = {
-  page: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-  per_page: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  page: Type.Optional(clamped()),
+  per_page: Type.Optional(clamped()),
 };
 
 function toInt(value: unknown): number | null {
@@ -28,14 +32,17 @@ function toInt(value: unknown): number | null {
   return Number.isSafeInteger(n) ? n : null;
 }
 
-/** Page number and size from a query, clamped to the limits (out-of-range values are clamped, not errors). */
+/**
+ * Page number and size from a query, clamped to the limits (out-of-range values are clamped, not errors); the page to
+ * 1 … `MAX_INT`, so its offset stays an exact integer the databases accept.
+ */
 export function readPage(query: { page?: unknown; per_page?: unknown }, limits: PageLimits): { page: number; perPage: number } {
   const min = limits.min ?? 1;
   const size = toInt(query.per_page);
   const page = toInt(query.page);
   return {
     perPage: size === null ? limits.default : Math.min(limits.max, Math.max(min, size)),
-    page: page === null || page < 1 ? 1 : page,
+    page: page === null || page < 1 ? 1 : Math.min(page, MAX_INT),
   };
 }
 

@@ -1,22 +1,31 @@
 import type { Knex } from 'knex';
 import { RateLimiterMySQL, RateLimiterRes, RateLimiterSQLite, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Ctx } from './context';
+import type { Host, HostUser, RestAuth } from '../host/contract';
 import { dialect } from './db';
 import { fail } from './errors';
 import type { Permission } from './permissions';
 
 export const RATE_LIMIT_TABLE = 'store_rate_limits';
 
+/** What a limit reads of a request: the part of `Ctx` it needs (declared here, so `context.ts` alone depends on this file). */
+export interface LimitedRequest {
+  user: HostUser | null;
+  ip: string;
+  auth: RestAuth;
+  host: Host;
+  can(permission: Permission): boolean;
+}
+
 export interface RateLimitRule {
   /** Counter name, e.g. `place-order` or `customers:list`. */
   name: string;
   /** The budget per window; a function reads it from settings (cached options) per request. */
-  points: number | ((ctx: Ctx) => Promise<number>);
+  points: number | ((ctx: LimitedRequest) => Promise<number>);
   durationSeconds: number;
   /** Whose counter a request uses; default: the user when logged in, otherwise the IP. */
-  key?: (ctx: Ctx) => string;
+  key?: (ctx: LimitedRequest) => string;
   /** Requests that are not counted at all. */
-  exempt?: (ctx: Ctx) => boolean;
+  exempt?: (ctx: LimitedRequest) => boolean;
   /**
    * Count in this process and write to the shared table at most once per `SYNC_INTERVAL_MS` per caller, instead of
    * one write per request. For high-volume budgets (the hourly classes), where another process's requests may show
@@ -37,7 +46,7 @@ interface Tally {
   flushing: boolean;
 }
 
-function budget(ctx: Ctx, rule: RateLimitRule): Promise<number> | number {
+function budget(ctx: LimitedRequest, rule: RateLimitRule): Promise<number> | number {
   return typeof rule.points === 'number' ? rule.points : rule.points(ctx);
 }
 
@@ -45,7 +54,7 @@ function tooMany(state: RateLimiterRes): Error {
   return fail('rate_limited', undefined, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(state.msBeforeNext / 1000))) } });
 }
 
-export function callerKey(ctx: Ctx): string {
+export function callerKey(ctx: LimitedRequest): string {
   return ctx.user ? `user:${ctx.user.id}` : `ip:${ctx.ip}`;
 }
 
@@ -63,7 +72,7 @@ export class RateLimits {
   ) {}
 
   /** Counts one request; throws the 429 error when the rule's budget is spent. */
-  async consume(ctx: Ctx, rule: RateLimitRule): Promise<void> {
+  async consume(ctx: LimitedRequest, rule: RateLimitRule): Promise<void> {
     if (rule.exempt?.(ctx)) return;
     const points = await budget(ctx, rule);
     const key = (rule.key ?? callerKey)(ctx);
@@ -76,7 +85,7 @@ export class RateLimits {
   }
 
   /** Refuses with 429 when the budget is already spent, without counting this request. */
-  async check(ctx: Ctx, rule: RateLimitRule): Promise<void> {
+  async check(ctx: LimitedRequest, rule: RateLimitRule): Promise<void> {
     const points = await budget(ctx, rule);
     const key = (rule.key ?? callerKey)(ctx);
     const tally = this.tallies.get(`${rule.name}|${key}`);
@@ -89,7 +98,7 @@ export class RateLimits {
   }
 
   /** Forgets a caller's counter (e.g. after a successful login). */
-  async reset(ctx: Ctx, rule: RateLimitRule): Promise<void> {
+  async reset(ctx: LimitedRequest, rule: RateLimitRule): Promise<void> {
     const key = (rule.key ?? callerKey)(ctx);
     this.tallies.delete(`${rule.name}|${key}`);
     await this.limiter(rule, await budget(ctx, rule)).delete(key);

@@ -26,6 +26,11 @@ export class Reply {
   ) {}
 }
 
+export interface RouteAnswer {
+  description: string;
+  schema: TSchema;
+}
+
 /** One endpoint, declared as data: it reads like a row of the spec's tables. */
 export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
   method: HttpMethod;
@@ -36,6 +41,8 @@ export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
   schema?: S;
   envelope: Envelope;
   rateLimit?: RateLimitRule | RateLimitRule[];
+  /** Answers the handler gives itself as a `Reply` outside the envelope (the spec's own shapes), by status: documented in OpenAPI. */
+  answers?: Partial<Record<number, RouteAnswer>>;
   handler(ctx: Ctx, input: RouteInputOf<S>): Promise<unknown>;
 }
 
@@ -44,8 +51,23 @@ export function route<S extends RouteSchemas>(def: RouteDef<S>): RouteDef {
   return def as unknown as RouteDef;
 }
 
+/** The route declarations mounted through `mountRoutes`, by namespace: what the OpenAPI document is generated from. */
+export class RouteRegistry {
+  private readonly mounted = new Map<string, RouteDef[]>();
+
+  add(namespace: string, defs: readonly RouteDef[]): void {
+    this.mounted.set(namespace, [...(this.mounted.get(namespace) ?? []), ...defs]);
+  }
+
+  routes(namespace: string): readonly RouteDef[] {
+    return this.mounted.get(namespace) ?? [];
+  }
+}
+
 export interface MountDeps {
   limits: RateLimits;
+  /** Where the mounted declarations are recorded for the OpenAPI document; routes mounted without one are not documented. */
+  registry?: RouteRegistry;
 }
 
 function forbidden(status: 401 | 403): RestResponse {
@@ -120,6 +142,7 @@ export function mountRoutes(host: Host, namespace: string, defs: RouteDef[], dep
       handler: (request) => handle(host, namespace, variants, request, deps),
     });
   }
+  deps.registry?.add(namespace, defs);
 }
 
 async function handle(host: Host, namespace: string, variants: Variant[], request: RestRequest, deps: MountDeps): Promise<RestResponse> {
@@ -147,7 +170,7 @@ async function handle(host: Host, namespace: string, variants: Variant[], reques
 
 async function run(host: Host, ctx: Ctx, { def, validate }: Variant, request: RestRequest): Promise<RestResponse> {
   try {
-    if (request.bodyError) throw fail('rest_invalid_json', undefined, { status: 400 });
+    if (request.inputError) throw fail(request.inputError.code, request.inputError.message, { status: request.inputError.status });
     for (const rule of ([] as RateLimitRule[]).concat(def.rateLimit ?? [])) await ctx.limits.consume(ctx, rule);
     const input = validate({ params: request.params, query: request.query, body: request.body });
     const result = await def.handler(ctx, input as RouteInputOf<RouteSchemas>);

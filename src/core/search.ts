@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { whereContains } from './db';
+import { ownEntry } from './lookup';
 import { localDayRange, zonedToUtc } from './time';
 
 export type SearchOperator = '=' | '!=' | '>' | '<' | '>=' | '<=' | 'between' | 'contains' | 'not_contains';
@@ -55,7 +56,7 @@ export function parseSearch(input: unknown): SearchTerm {
   if (id && Number.isSafeInteger(Number(id[1]))) return { kind: 'id', id: Number(id[1]) };
   const condition = CONDITION.exec(text);
   if (condition) {
-    const operator = OPERATORS[condition[2]];
+    const operator = ownEntry(OPERATORS, condition[2])!;
     const value = unquote(condition[3]);
     if (operator === 'between') {
       // Split before unquoting: `"2024-01-01" - "2024-02-01"` is two quoted ends, not one quoted value.
@@ -163,7 +164,7 @@ export function applySearch(query: Knex.QueryBuilder, term: SearchTerm, spec: Se
     spec.text(query, term.text);
     return;
   }
-  const target = spec.columns[term.column];
+  const target = ownEntry(spec.columns, term.column);
   const fits = target && valueFits(target.kind, term.value, term.operator) && (term.to === undefined || valueFits(target.kind, term.to, term.operator));
   if (!target || !fits) {
     spec.text(query, term.raw);

@@ -3,15 +3,53 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { fail, type FieldErrors } from './errors';
 
+/** Added to every number and integer schema when a route's schemas are compiled (see `withSafeNumbers`). */
+const SAFE_NUMBER = 'safeNumber';
+
+/** A number the API accepts: finite, exact (at most `Number.MAX_SAFE_INTEGER` in size) and not -0. */
+const isSafeNumber = (value: number) => Number.isFinite(value) && Math.abs(value) <= Number.MAX_SAFE_INTEGER && !Object.is(value, -0);
+
 /**
  * Schemas may carry `messages: {rule: text}` to replace the generated message for one field and rule,
  * e.g. `Type.String({ messages: { required: 'Transaction ID is required' } })`.
+ * `strictNumbers` is off because with it ajv lets a coerced `Infinity` (from the text `1e400`) skip every number
+ * keyword, `maximum` included; `safeNumber` refuses non-finite, inexact and -0 numbers instead.
  */
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, verbose: true, coerceTypes: coerce ? 'array' : false, useDefaults: true, strict: true, allowUnionTypes: true });
+  const ajv = new Ajv({
+    allErrors: true,
+    verbose: true,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    strict: true,
+    strictNumbers: false,
+    allowUnionTypes: true,
+  });
   addFormats(ajv, ['email', 'date', 'date-time', 'uri', 'uuid']);
   ajv.addKeyword({ keyword: 'messages', metaSchema: { type: 'object', additionalProperties: { type: 'string' } } });
+  ajv.addKeyword({ keyword: SAFE_NUMBER, type: 'number', schemaType: 'boolean', validate: (_: boolean, value: number) => isSafeNumber(value) });
   return ajv;
+}
+
+/** Keywords whose values are data, not schemas; and those whose values map names to schemas. */
+const DATA_KEYWORDS = new Set(['default', 'const', 'enum', 'examples', 'messages']);
+const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/** A copy of a (trusted, finite) schema in which every number and integer schema, at any depth, also has `safeNumber`. */
+function withSafeNumbers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withSafeNumbers);
+  if (!schema || typeof schema !== 'object') return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (SCHEMA_MAPS.has(key) && value && typeof value === 'object') {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, withSafeNumbers(sub)]));
+    } else copy[key] = DATA_KEYWORDS.has(key) ? value : withSafeNumbers(value);
+  }
+  const types = ([] as unknown[]).concat((schema as { type?: unknown }).type ?? []);
+  // A literal (`const`/`enum`) holds only the values the code wrote.
+  const literal = 'const' in schema || 'enum' in schema;
+  if (!literal && (types.includes('number') || types.includes('integer'))) copy[SAFE_NUMBER] = true;
+  return copy;
 }
 
 /** Query strings and path parameters are text, so their types are coerced; JSON bodies are taken as sent. */
@@ -57,6 +95,8 @@ function rule(error: ErrorObject): string {
       return 'regex';
     case 'additionalProperties':
       return 'unknown';
+    case SAFE_NUMBER:
+      return (error.parentSchema as { type?: unknown } | undefined)?.type === 'integer' ? 'integer' : 'numeric';
     default:
       return error.keyword;
   }
@@ -93,6 +133,10 @@ function message(error: ErrorObject, field: string, ruleName: string): string {
       return `The ${name} field format is invalid.`;
     case 'additionalProperties':
       return `The ${name} field is not recognised.`;
+    case SAFE_NUMBER:
+      return Object.is(error.data, -0)
+        ? `The ${name} field must not be -0.`
+        : `The ${name} field must be ${ruleName === 'integer' ? 'an integer' : 'a number'} between ${-Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`;
     default:
       return `The ${name} field is invalid.`;
   }
@@ -154,7 +198,7 @@ export function compileValidator(schemas: RouteSchemas): (input: RouteInput) => 
   const compiled: Array<[Part, ValidateFunction]> = [];
   for (const part of ['params', 'query', 'body'] as const) {
     const schema = schemas[part];
-    if (schema) compiled.push([part, (part === 'body' ? strict : coercing).compile(schema)]);
+    if (schema) compiled.push([part, (part === 'body' ? strict : coercing).compile(withSafeNumbers(schema) as TSchema)]);
   }
   return (input) => {
     const out: RouteInput = { params: { ...input.params }, query: { ...input.query }, body: input.body };

@@ -1,30 +1,21 @@
-import crypto from 'node:crypto';
 import http from 'node:http';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
-import qs from 'qs';
-import { AppPasswordStore } from './app-passwords';
 import { authenticate, REST_NONCE_ACTION } from './auth';
-import { systemClock } from './clock';
 import { ConfigError, type HostConfig } from './config';
-import type { CliCommand, Clock, Host, HostUser, HttpMethod, Logger, PluginManifest, RestRequest, RestResponse, RestSession, Site } from './contract';
-import { openDatabase } from './database';
-import { HookBus } from './hooks/bus';
-import { JobQueue } from './jobs';
-import { createLogger } from './logger';
-import { HostMailer } from './mailer';
-import { HOST_MIGRATIONS, migrateDirectory } from './migrate';
-import { NonceService } from './nonce';
-import { OptionStore } from './options';
-import { codeRoot, findPackageRoot } from './paths';
-import { loadEntry, readManifest } from './plugin-loader';
-import { registerHostRoles } from './roles';
-import { RouteTable } from './router';
+import type { Host, HostUser, HttpMethod, InputError, RestRequest, RestResponse, RestSession } from './contract';
+import type { JobQueue } from './jobs';
+import type { NonceService } from './nonce';
+import { codeRoot } from './paths';
+import { loadEntry } from './plugin-loader';
+import type { RouteTable } from './router';
+import { createHostServices, type HostOverrides } from './services';
+import { BODY_LIMIT, inputErrorOf, parseQuery, pathError, readBody, readQuery } from './request-input';
 import { KnexSessionStore } from './session-store';
-import { UserStore } from './users';
+
+export type { HostOverrides } from './services';
 
 declare module 'express-session' {
   interface SessionData {
@@ -35,7 +26,6 @@ declare module 'express-session' {
 }
 
 const REMEMBER_MS = 14 * 24 * 60 * 60 * 1000;
-const BODY_LIMIT = '2mb';
 const SESSION_COOKIE = 'store_session';
 
 export interface HostRuntime {
@@ -50,85 +40,22 @@ export interface HostRuntime {
   close(): Promise<void>;
 }
 
-export interface HostOverrides {
-  clock?: Clock;
-  logger?: Logger;
-  db?: Knex;
-}
-
 export function wpError(status: number, code: string, message: string): RestResponse {
   return { status, body: { code, message, data: { status } } };
 }
 
-async function loadSecret(options: OptionStore, configured: string | null): Promise<string> {
-  if (configured) return configured;
-  const stored = await options.get('host_secret');
-  if (stored) return stored;
-  const created = crypto.randomBytes(32).toString('hex');
-  await options.set('host_secret', created);
-  return created;
-}
-
 declare module './contract' {
-  interface OptionMap {
-    host_secret: string;
-  }
   interface JobMap {
     'host/jobs/prune': Record<string, never>;
   }
 }
 
-/** Builds the host: database, services, the Express app with the REST router, ready for the plugin. */
+/** Builds the host: its services (see services.ts) and the Express app with the REST router, ready for the plugin. */
 export async function createHost(config: HostConfig, overrides: HostOverrides = {}): Promise<HostRuntime> {
-  const clock = overrides.clock ?? systemClock;
-  const logger = overrides.logger ?? createLogger(config.logLevel);
-  const db = overrides.db ?? (await openDatabase(config.databaseUrl));
-  await migrateDirectory(db, HOST_MIGRATIONS, 'host_migrations');
-
-  const options = new OptionStore(db, clock);
-  const secret = await loadSecret(options, config.secret);
-  const hooks = new HookBus(logger);
-  const users = new UserStore(db, hooks, clock);
-  users.appPasswords = new AppPasswordStore(db, users, clock, secret);
-  registerHostRoles(users.roles);
-  const nonces = new NonceService(secret, clock);
-  const jobs = new JobQueue(db, clock, logger);
-  const routes = new RouteTable();
+  const services = await createHostServices(config, overrides);
+  const { host, users, nonces, jobs, routes, secret } = services;
+  const { db, hooks, clock, logger, site, manifest } = host;
   const sessions = new KnexSessionStore(db, clock);
-  const site: Site = {
-    url: config.siteUrl,
-    title: await options.get('site_title', 'My Store'),
-    admin_email: await options.get('admin_email', 'admin@example.com'),
-    timezone: await options.get('timezone', 'UTC'),
-  };
-  const packageRoot = findPackageRoot();
-  const manifest: PluginManifest = readManifest(packageRoot);
-  const mailer = new HostMailer(site, config.smtpUrl, path.join(config.dataDir, 'mail'));
-
-  const commands = new Map<string, CliCommand>();
-  const host: Host = {
-    router: routes,
-    commands: {
-      register(name, command) {
-        if (commands.has(name)) throw new Error(`CLI command "${name}" is registered twice`);
-        commands.set(name, command);
-      },
-      get: (name) => commands.get(name),
-      list: () => [...commands],
-    },
-    hooks,
-    users,
-    nonces,
-    db,
-    options,
-    jobs,
-    mailer,
-    clock,
-    logger,
-    site,
-    paths: { pluginRoot: packageRoot, dataDir: config.dataDir },
-    manifest,
-  };
 
   jobs.define('host/sessions/prune', async () => {
     await sessions.prune();
@@ -143,7 +70,8 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('query parser', (text: string) => qs.parse(text, { depth: 5, arrayLimit: 5000 }));
+  app.set('trust proxy', config.trustProxy);
+  app.set('query parser', parseQuery);
   const sessionMiddleware = session({
     store: sessions,
     secret,
@@ -159,15 +87,22 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
   app.use('/wp-json', (req, res, next) => {
     dispatch(req, res).catch(next);
   });
-  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    if (err.type === 'entity.too.large') return send(res, wpError(413, 'rest_request_too_large', 'The request body is too large.'));
-    logger.error({ err }, 'unhandled error');
-    send(res, wpError(500, 'internal_server_error', 'An internal error occurred.'));
+  // A client error of the HTTP layer (unreadable body, bad encoding...) is answered by the matched route, in its envelope.
+  app.use('/wp-json', (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const refused = inputErrorOf(err);
+    if (!refused) return next(err);
+    dispatch(req, res, refused).catch((error: unknown) => serverError(res, error));
   });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => serverError(res, err));
   app.use((_req, res) => send(res, wpError(404, 'rest_no_route', 'No route was found matching the URL and request method.')));
 
-  async function dispatch(req: Request, res: Response): Promise<void> {
-    const query = req.query as Record<string, unknown>;
+  function serverError(res: Response, err: unknown): void {
+    logger.error({ err }, 'unhandled error');
+    send(res, wpError(500, 'internal_server_error', 'An internal error occurred.'));
+  }
+
+  async function dispatch(req: Request, res: Response, refused: InputError | null = null): Promise<void> {
+    const { query, error: queryError } = readQuery(req);
     const method = (req.method === 'HEAD' ? 'GET' : req.method) as HttpMethod;
     const subPath = req.path;
     if (method === 'GET' && (subPath === '/' || subPath === '')) return send(res, { body: index() });
@@ -181,7 +116,7 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
 
     const who = await authenticate(req, query, users, nonces);
     if (!who.ok) return send(res, wpError(who.status, who.code, who.message));
-    const { body, bodyError } = parseBody(req);
+    const { body, error: bodyError } = readBody(req);
     const request: RestRequest = {
       method,
       path: matched.path,
@@ -189,7 +124,7 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
       params: matched.params,
       query,
       body,
-      bodyError,
+      inputError: refused ?? pathError(req.path) ?? queryError ?? bodyError,
       rawBody: Buffer.isBuffer(req.body) ? req.body : null,
       headers: req.headers,
       ip: req.ip ?? '',
@@ -255,7 +190,7 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
     jobs,
     routes,
     async loadPlugin() {
-      await migrateDirectory(db, path.join(codeRoot, manifest.migrations), 'store_migrations');
+      await services.migratePlugin();
       await loadEntry(codeRoot, manifest).register(host);
       routes.alias(manifest.namespace.replace(/\/v\d+$/, '/v1'), manifest.namespace);
     },
@@ -272,25 +207,10 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
       });
     },
     async close() {
-      await jobs.stop();
       if (server) await new Promise((resolve) => server!.close(resolve));
-      if (!overrides.db) await db.destroy();
+      await services.close();
     },
   };
-}
-
-function parseBody(req: Request): { body: unknown; bodyError: string | null } {
-  const raw = req.body as unknown;
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: undefined, bodyError: null };
-  const type = (req.headers['content-type'] ?? '').toLowerCase();
-  const text = raw.toString('utf8');
-  if (type.includes('application/x-www-form-urlencoded')) return { body: qs.parse(text, { depth: 5, arrayLimit: 5000 }), bodyError: null };
-  if (type.includes('multipart/form-data')) return { body: undefined, bodyError: 'multipart bodies are not supported' };
-  try {
-    return { body: JSON.parse(text), bodyError: null };
-  } catch {
-    return { body: undefined, bodyError: 'The request body is not valid JSON.' };
-  }
 }
 
 /** Writes a JSON answer directly (no ETag: REST answers change with every write and clients do not revalidate). */

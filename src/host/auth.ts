@@ -13,17 +13,40 @@ function nonceFrom(req: Request, query: Record<string, unknown>): string | null 
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * `login:password` of a Basic credential, decoded strictly: canonical base64 (which `Buffer.from` would not check: it
+ * skips what it cannot decode, so `<valid>!!!` decoded as `<valid>`) of UTF-8 text with a colon after a non-empty login.
+ */
+function basicCredentials(encoded: string): { login: string; password: string } | null {
+  if (!CANONICAL_BASE64.test(encoded)) return null;
+  const bytes = Buffer.from(encoded, 'base64');
+  if (bytes.toString('base64') !== encoded) return null;
+  const decoded = bytes.toString('utf8');
+  if (!Buffer.from(decoded, 'utf8').equals(bytes)) return null;
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) } : null;
+}
+
 /**
  * Who is calling: an application password (HTTP Basic), or a cookie session whose REST nonce is valid.
- * A cookie session without a nonce acts as a guest (as WordPress does); with a bad nonce it is refused.
+ * A cookie session without a nonce acts as a guest (as WordPress does); with a bad nonce it is refused. A Basic
+ * header that does not decode to `login:password` is refused with 401; a wrong password makes a guest.
  */
 export async function authenticate(req: Request, query: Record<string, unknown>, users: UserStore, nonces: NonceService): Promise<Authentication> {
   const header = req.headers.authorization;
   const nonce = nonceFrom(req, query);
   if (header?.startsWith('Basic ')) {
-    const decoded = Buffer.from(header.slice(6), 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    const user = colon > 0 ? await users.appPasswords.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1)) : null;
+    const credentials = basicCredentials(header.slice(6));
+    if (!credentials)
+      return {
+        ok: false,
+        status: 401,
+        code: 'rest_invalid_authorization',
+        message: 'The Authorization header is not valid HTTP Basic credentials (base64 of login:password).',
+      };
+    const user = await users.appPasswords.authenticate(credentials.login, credentials.password);
     return { ok: true, user, auth: { method: user ? 'app-password' : null, sessionToken: null, sessionUserId: null, nonce, nonceValid: false } };
   }
 

@@ -1,10 +1,12 @@
+#!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import type { HostRuntime } from './app';
-import { boot } from './bootstrap';
 import { readConfig, type HostConfig } from './config';
 import { CommandUsageError, type CliCommand } from './contract';
 import { reportFatal } from './fatal';
-import { UserError } from './users';
+import { codeRoot } from './paths';
+import { loadCommands } from './plugin-loader';
+import { createHostServices, type HostServices } from './services';
+import { UserError, type UserStore } from './users';
 
 function required(flags: Record<string, string | boolean | undefined>, ...names: string[]): Record<string, string> {
   const missing = names.filter((n) => typeof flags[n] !== 'string' || flags[n] === '');
@@ -15,8 +17,7 @@ function required(flags: Record<string, string | boolean | undefined>, ...names:
 const text = { type: 'string' } as const;
 
 /** The host's own commands; plugins add theirs through `host.commands`. */
-function hostCommands(runtime: HostRuntime): Record<string, CliCommand> {
-  const { users } = runtime.host;
+function hostCommands(users: UserStore): Record<string, CliCommand> {
   const userByLogin = async (login: string) => {
     const user = await users.findByLogin(login);
     if (!user) throw new UserError('invalid_user', `no user with login "${login}"`);
@@ -56,16 +57,32 @@ function hostCommands(runtime: HostRuntime): Record<string, CliCommand> {
   };
 }
 
+/**
+ * The host's services with the plugin migrated and its commands registered (the manifest's light `commands`
+ * module): no Express app and no REST routes, so a command starts in a fraction of the server's start-up.
+ */
+async function openForCommands(config: HostConfig): Promise<HostServices> {
+  const services = await createHostServices(config);
+  try {
+    await services.migratePlugin();
+    await loadCommands(codeRoot, services.host.manifest).register(services.host);
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+  return services;
+}
+
 /** Runs one CLI command; returns the exit code and the lines to print. */
 export async function runCli(argv: string[], config: HostConfig = readConfig()): Promise<{ code: number; output: string[] }> {
   const { positionals } = parseArgs({ args: argv, allowPositionals: true, strict: false });
-  const runtime = await boot(config);
+  const services = await openForCommands(config);
   try {
-    const commands = { ...hostCommands(runtime), ...Object.fromEntries(runtime.host.commands.list()) };
-    const name = [positionals.slice(0, 2).join(' '), positionals[0]].find((candidate) => candidate && commands[candidate]);
-    const usage = ['usage: npm run cli -- <command>', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
+    const commands = new Map([...Object.entries(hostCommands(services.users)), ...services.host.commands.list()]);
+    const name = [positionals.slice(0, 2).join(' '), positionals[0]].find((candidate) => candidate && commands.has(candidate));
+    const usage = ['usage: npm run cli -- <command>', ...[...commands.values()].map((c) => `  ${c.usage}`)].join('\n');
     if (!name) return { code: 2, output: [positionals.length ? `unknown command "${positionals.join(' ')}"` : 'no command given', usage] };
-    const command = commands[name];
+    const command = commands.get(name)!;
     let flags: Record<string, string | boolean | undefined>;
     try {
       flags = parseArgs({ args: argv, allowPositionals: true, options: command.options }).values;
@@ -81,7 +98,7 @@ export async function runCli(argv: string[], config: HostConfig = readConfig()):
       throw error;
     }
   } finally {
-    await runtime.close();
+    await services.close();
   }
 }
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 export interface HostConfig {
@@ -13,7 +14,14 @@ export interface HostConfig {
   logLevel: string;
   /** HTTP worker processes (`WORKERS`, default 1); more than one runs a `node:cluster` sharing the port. */
   workers: number;
+  /** Express `trust proxy` (`TRUST_PROXY`): which proxies' `X-Forwarded-For` names the client; default false. */
+  trustProxy: TrustProxy;
 }
+
+/** What Express accepts for `trust proxy`: all or no proxies, a hop count, or addresses, CIDR ranges and named ranges. */
+export type TrustProxy = boolean | number | string[];
+
+const NAMED_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
 
 /** A configuration problem reported to the operator as one readable line. */
 export class ConfigError extends Error {}
@@ -36,5 +44,31 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     siteUrl: (env.SITE_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL || 'info',
     workers,
+    trustProxy: readTrustProxy(env.TRUST_PROXY),
   };
+}
+
+function isSubnet(entry: string): boolean {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (!family || rest.length) return false;
+  if (prefix === undefined) return true;
+  if (/^\d{1,3}$/.test(prefix)) return Number(prefix) <= (family === 4 ? 32 : 128);
+  return family === 4 && net.isIPv4(prefix);
+}
+
+/** `true`/`false`, a hop count, or comma-separated IPs, CIDR ranges and `loopback`/`linklocal`/`uniquelocal`. */
+function readTrustProxy(value: string | undefined): TrustProxy {
+  const text = (value ?? '').trim();
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !NAMED_RANGES.includes(entry) && !isSubnet(entry));
+  if (bad.length) {
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false, a hop count, or comma-separated IP addresses, CIDR ranges, loopback, linklocal or uniquelocal; cannot read "${bad.join('", "')}"`,
+    );
+  }
+  return entries;
 }

@@ -183,6 +183,13 @@ export interface RestSession {
   endOthers(userId: number): Promise<number>;
 }
 
+/** Why the HTTP layer refused a request's input: a 4xx status, a stable code and a message for the caller. */
+export interface InputError {
+  status: number;
+  code: 'rest_invalid_json' | 'rest_invalid_request' | 'rest_request_too_large';
+  message: string;
+}
+
 export interface RestRequest {
   method: HttpMethod;
   /** The route path inside the namespace, e.g. `/customers/5`. */
@@ -192,8 +199,12 @@ export interface RestRequest {
   query: Record<string, unknown>;
   /** Parsed body (JSON or form); undefined when none was sent. */
   body: unknown;
-  /** Set when the body could not be parsed; the route answers 400 in its own envelope. */
-  bodyError: string | null;
+  /**
+   * Set when the HTTP layer could not read the request (a body that is not JSON, too large or too deep, an unsupported
+   * Content-Encoding, malformed percent-encoding, a query string over its limits): the route answers this 4xx in its
+   * own envelope (what could not be read is left empty).
+   */
+  inputError: InputError | null;
   rawBody: Buffer | null;
   headers: Record<string, string | string[] | undefined>;
   ip: string;
@@ -261,8 +272,14 @@ export interface JobMap {
 export interface JobInfo {
   id: number;
   name: string;
+  /** This attempt's number, from 1; a claim whose lease expired counted as one. */
   attempts: number;
   maxAttempts: number;
+  /**
+   * Aborted when this worker finds it no longer holds the job (its lease expired and another worker reclaimed
+   * it): a long handler should stop; whatever it then does, its outcome is not recorded.
+   */
+  signal: AbortSignal;
 }
 
 export interface JobDefinitionOptions {
@@ -278,12 +295,23 @@ export interface EnqueueOptions {
   /** A job with the same unique key is enqueued once. */
   uniqueKey?: string;
   maxAttempts?: number;
+  /**
+   * The caller's transaction: the job is written through it, so it exists if and only if that transaction commits
+   * (an email for an order that was rolled back is never sent). Required when enqueueing inside a transaction on
+   * SQLite, whose single connection the transaction holds. A lock conflict is not retried here: the caller retries
+   * its transaction.
+   */
+  trx?: Knex.Transaction;
 }
 
 export interface Jobs {
   define<N extends keyof JobMap>(name: N, handler: (payload: JobMap[N], job: JobInfo) => Promise<void>, options?: JobDefinitionOptions): void;
   enqueue<N extends keyof JobMap>(name: N, payload: JobMap[N], options?: EnqueueOptions): Promise<number | null>;
-  /** A recurring job on a cron pattern (croner syntax, UTC). Each occurrence is enqueued once across processes. */
+  /**
+   * A recurring job on a cron pattern (croner syntax, UTC), once per name. Each occurrence is enqueued once across
+   * processes; occurrences missed while no process ran (or while the worker was busy) are caught up by one job,
+   * for the first missed occurrence, after which the normal cadence resumes.
+   */
   schedule<N extends keyof JobMap>(name: N, pattern: string, payload: JobMap[N]): void;
   /** Claims and runs due jobs once; returns how many ran. */
   runDue(limit?: number): Promise<number>;
@@ -327,7 +355,13 @@ export interface PluginManifest {
   name: string;
   version: string;
   namespace: string;
+  /** The module whose `register(host)` adds everything: routes, jobs, roles, commands. */
   entry: string;
+  /**
+   * A light module whose `register(host)` adds only what CLI commands need (the commands, and the roles they
+   * check); the CLI loads it instead of `entry`, so a command does not load the REST API. `entry` registers it too.
+   */
+  commands?: string;
   migrations: string;
   templates: string;
   permissions: string[];

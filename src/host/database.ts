@@ -44,6 +44,10 @@ function parseDatabaseUrl(url: string): ParsedUrl {
       supportBigNumbers: true,
       bigNumberStrings: false,
       connectTimeout: 5000,
+      // `execute` (core/db.ts preparedRows) keeps statements prepared per connection; the hot reads use a few dozen
+      // texts. MariaDB caps prepared statements server-wide (max_prepared_stmt_count, 16,382 by default): 10 pooled
+      // connections per process at 128 each leave room for many processes.
+      maxPreparedStatements: 128,
     },
   };
 }

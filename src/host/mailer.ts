@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Mailer, MailMessage, Site } from './contract';
 
 /**
@@ -8,18 +8,27 @@ import type { Mailer, MailMessage, Site } from './contract';
  * `.eml` file under `<dataDir>/mail`, so a fresh install never loses mail and needs no mail server.
  */
 export class HostMailer implements Mailer {
-  private readonly transport: Transporter;
+  private transport: Transporter | null = null;
 
   constructor(
     private readonly site: Site,
     private readonly smtpUrl: string | null,
     private readonly mailDir: string,
-  ) {
-    this.transport = smtpUrl ? nodemailer.createTransport(smtpUrl) : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  ) {}
+
+  /** nodemailer loads with the first message, so a process that sends none (a CLI command) does not pay for it. */
+  private transporter(): Transporter {
+    if (!this.transport) {
+      const nodemailer = require('nodemailer') as typeof import('nodemailer');
+      this.transport = this.smtpUrl
+        ? nodemailer.createTransport(this.smtpUrl)
+        : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    }
+    return this.transport;
   }
 
   async send(message: MailMessage): Promise<{ messageId: string }> {
-    const info = (await this.transport.sendMail({
+    const info = (await this.transporter().sendMail({
       from: message.from ?? { name: this.site.title, address: this.site.admin_email },
       to: message.to,
       subject: message.subject,

@@ -69,8 +69,38 @@ describe('query and path parameters are coerced', () => {
     ['"yes" is not a boolean', { id: '1', active: 'yes' }, { active: { boolean: 'The active field must be a boolean.' } }],
     ['"x" is not a number', { id: '1', ratio: 'x' }, { ratio: { numeric: 'The ratio field must be a number.' } }],
     ['a missing parameter', {}, { id: { required: 'The id field is required.' } }],
+    [
+      '"1e400" (Infinity) for an integer',
+      { id: '1e400' },
+      { id: { integer: 'The id field must be an integer between -9007199254740991 and 9007199254740991.' } },
+    ],
+    [
+      '400 digits for an integer',
+      { id: '9'.repeat(400) },
+      { id: { integer: 'The id field must be an integer between -9007199254740991 and 9007199254740991.' } },
+    ],
+    ['2^53 for an integer', { id: '9007199254740992' }, { id: { integer: 'The id field must be an integer between -9007199254740991 and 9007199254740991.' } }],
+    ['"-0" for an integer', { id: '-0' }, { id: { integer: 'The id field must not be -0.' } }],
+    [
+      '"Infinity" for a number',
+      { id: '1', ratio: 'Infinity' },
+      { ratio: { numeric: 'The ratio field must be a number between -9007199254740991 and 9007199254740991.' } },
+    ],
+    ['"NaN" for a number', { id: '1', ratio: 'NaN' }, { ratio: { numeric: 'The ratio field must be a number.' } }],
+    [
+      '"1e400" in an array of integers',
+      { id: '1', ids: ['1', '1e400'] },
+      { 'ids.1': { integer: 'The ids field must be an integer between -9007199254740991 and 9007199254740991.' } },
+    ],
   ])('%s', (_title, sent, errors) => {
     expect(errorOf({ query }, { query: sent }).details.errors).toEqual(errors);
+  });
+
+  it('the largest exact integers pass', () => {
+    expect(validate(input({ query: { id: '-9007199254740991', ids: ['9007199254740991'] } })).query).toEqual({
+      id: -9007199254740991,
+      ids: [9007199254740991],
+    });
   });
 
   it('coerces path parameters', () => {
@@ -94,6 +124,17 @@ describe('bodies are not coerced', () => {
     ['a string for an array', { quantity: 1, tags: 'vip' }, { tags: { array: 'The tags field must be an array.' } }],
     ['5.5 for an integer', { quantity: 5.5 }, { quantity: { integer: 'The quantity field must be an integer.' } }],
     ['null for an integer', { quantity: null }, { quantity: { integer: 'The quantity field must be an integer.' } }],
+    [
+      '1e400 (Infinity) for an integer',
+      JSON.parse('{"quantity":1e400}'),
+      { quantity: { integer: 'The quantity field must be an integer between -9007199254740991 and 9007199254740991.' } },
+    ],
+    [
+      '1e300 for an integer',
+      { quantity: 1e300 },
+      { quantity: { integer: 'The quantity field must be an integer between -9007199254740991 and 9007199254740991.' } },
+    ],
+    ['-0 for an integer', { quantity: -0 }, { quantity: { integer: 'The quantity field must not be -0.' } }],
   ])('%s is an error', (_title, sent, errors) => {
     expect(bodyErrors(body, sent)).toEqual(errors);
   });

@@ -77,6 +77,36 @@ describe('authentication', () => {
       expect(res.body).toEqual({ ...FORBIDDEN, data: { status: 401 } });
     });
 
+    describe('the Basic header is decoded strictly', () => {
+      const encoded = () => Buffer.from(`admin:${admin.appPassword}`).toString('base64');
+      const INVALID = {
+        code: 'rest_invalid_authorization',
+        message: 'The Authorization header is not valid HTTP Basic credentials (base64 of login:password).',
+        data: { status: 401 },
+      };
+
+      it('valid credentials, written by hand: 200 as that user', async () => {
+        const res = await app.http.get(PROTECTED).set('Authorization', `Basic ${encoded()}`);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ user: 'admin' });
+      });
+
+      it.each([
+        ['"!!!" appended', (b64: string) => `${b64}!!!`],
+        ['" garbage" appended', (b64: string) => `${b64} garbage`],
+        ['its padding left out', (b64: string) => b64.replace(/=+$/, '')],
+        ['a character outside base64 inside it', (b64: string) => `${b64.slice(0, 8)}*${b64.slice(8)}`],
+        ['text that is not UTF-8', () => Buffer.concat([Buffer.from('admin:'), Buffer.from([0xff, 0xfe])]).toString('base64')],
+        ['no colon', () => Buffer.from('admin').toString('base64')],
+        ['an empty login', () => Buffer.from(':password').toString('base64')],
+      ])('%s: 401, never the user the valid part names', async (_what, mangle) => {
+        expect(encoded()).toMatch(/=$/);
+        const res = await app.http.get(PROTECTED).set('Authorization', `Basic ${mangle(encoded())}`);
+        expect(res.status).toBe(401);
+        expect(res.body).toEqual(INVALID);
+      });
+    });
+
     it('a user without the permission: 403 with the same shape', async () => {
       const res = await app.as(shopper).get(PROTECTED);
       expect(res.status).toBe(403);

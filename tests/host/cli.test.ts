@@ -4,11 +4,22 @@ import path from 'node:path';
 import { runCli } from '../../src/host/cli';
 import { readConfig } from '../../src/host/config';
 import { openDatabase } from '../../src/host/database';
+import { createTestDatabase, type TestDatabase } from '../support/database';
 
 describe('npm run cli -- <command>', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'store-cli-'));
+  // The CLI opens its own connection: a SQLite file under DATA_DIR, or a fresh MariaDB database in a database run.
   const config = { ...readConfig({ DATA_DIR: dir, LOG_LEVEL: 'silent' }), logLevel: 'silent', secret: 'cli-secret' };
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  let database: TestDatabase | null = null;
+  beforeAll(async () => {
+    if (!process.env.TEST_DATABASE_URL) return;
+    database = await createTestDatabase();
+    config.databaseUrl = database.url;
+  });
+  afterAll(async () => {
+    await database?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('migrate: creates the host and store tables', async () => {
     const result = await runCli(['migrate'], config);
@@ -65,5 +76,44 @@ describe('npm run cli -- <command>', () => {
     const result = await runCli(['fly'], config);
     expect(result.code).toBe(2);
     expect(result.output.join('\n')).toContain('usage: npm run cli -- <command>');
+  });
+
+  it.each(['constructor', 'toString', '__proto__'])('an inherited name (%s) is an unknown command too', async (name) => {
+    const result = await runCli([name], config);
+    expect(result).toMatchObject({ code: 2, output: expect.arrayContaining([`unknown command "${name}"`]) });
+  });
+
+  it('user create loads neither the REST API, the HTTP server nor the mailer (the CLI starts at once)', async () => {
+    const forbidden = ['express', 'express-session', 'ajv', 'nodemailer', '../../src/plugin', '../../src/core/routes', '../../src/host/app'];
+    try {
+      await jest.isolateModulesAsync(async () => {
+        for (const name of forbidden) {
+          jest.doMock(name, () => {
+            throw new Error(`a CLI command loaded ${name}`);
+          });
+        }
+        const { runCli: isolatedCli } = require('../../src/host/cli') as typeof import('../../src/host/cli');
+        const result = await isolatedCli(
+          ['user', 'create', '--login', 'dana', '--email', 'dana@example.com', '--password', 'pw-123456', '--role', 'shop_manager'],
+          config,
+        );
+        expect(result.output[0]).toMatch(/^Created user dana \(id \d+\) with role shop_manager\.$/);
+        expect(result.code).toBe(0);
+      });
+    } finally {
+      for (const name of forbidden) jest.dontMock(name);
+    }
+    const db = await openDatabase(config.databaseUrl);
+    try {
+      expect(await db('users').where({ login: 'dana' }).first('email')).toEqual({ email: 'dana@example.com' });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('is the `store` bin of the package: package.json points at the compiled module, which keeps the node shebang', () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')) as { bin?: Record<string, string> };
+    expect(pkg.bin).toEqual({ store: 'dist/src/host/cli.js' });
+    expect(fs.readFileSync(path.join(__dirname, '../../src/host/cli.ts'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
   });
 });

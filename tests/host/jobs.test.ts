@@ -2,8 +2,10 @@ import type { Knex } from 'knex';
 import { MovableClock, sqlTimestamp } from '../../src/host/clock';
 import type { JobInfo, Logger } from '../../src/host/contract';
 import { dialectOf, openDatabase } from '../../src/host/database';
-import { JobQueue } from '../../src/host/jobs';
+import { JobQueue, type JobQueueOptions } from '../../src/host/jobs';
 import { HOST_MIGRATIONS, migrateDirectory } from '../../src/host/migrate';
+import * as hostTables from '../../src/host/migrations/20261121000000_host_tables';
+import * as jobLeases from '../../src/host/migrations/20261122000000_job_leases';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 declare module '../../src/host/contract' {
@@ -50,6 +52,7 @@ interface JobRowFull {
   unique_key: string | null;
   locked_by: string | null;
   locked_at: string | null;
+  locked_until: string | null;
   last_error: string | null;
   finished_at: string | null;
 }
@@ -74,13 +77,34 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await db('jobs').delete();
+  await db('job_schedules').delete();
 });
 
-function setup(start: string = START) {
+function setup(start: string = START, options: JobQueueOptions = {}) {
   const clock = new MovableClock(start);
   const logger = new RecordingLogger();
-  const queue = new JobQueue(db, clock, logger);
+  const queue = new JobQueue(db, clock, logger, options);
   return { clock, logger, queue };
+}
+
+function later(clock: MovableClock, ms: number): string {
+  return sqlTimestamp(new Date(clock.now().getTime() + ms));
+}
+
+/** Polls until `check` holds (the heartbeat runs on real timers); fails with `what` after two seconds. */
+async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let waited = 0; !(await check()); waited += 5) {
+    if (waited > 2000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
 
 async function row(id: number | null): Promise<JobRowFull> {
@@ -108,7 +132,10 @@ describe('JobQueue', () => {
     expect((await row(id)).status).toBe('pending');
 
     expect(await queue.runDue()).toBe(1);
-    expect(calls).toEqual([{ payload: { value: 'héllo', n: 42 }, job: { id, name: 'test/echo', attempts: 1, maxAttempts: 5 } }]);
+    expect(calls).toEqual([
+      { payload: { value: 'héllo', n: 42 }, job: { id, name: 'test/echo', attempts: 1, maxAttempts: 5, signal: expect.any(AbortSignal) } },
+    ]);
+    expect(calls[0].job.signal.aborted).toBe(false);
     const done = await row(id);
     expect(done).toMatchObject({ status: 'done', attempts: 1, locked_by: null, last_error: null, finished_at: sqlTimestamp(clock.now()) });
 
@@ -257,7 +284,7 @@ describe('JobQueue', () => {
     expect(await countJobs()).toBe(2);
   });
 
-  it('schedule() enqueues each cron occurrence once as the clock moves', async () => {
+  it('schedule() enqueues each cron occurrence once as the clock moves; missed ones are caught up by one run', async () => {
     const { clock, queue } = setup('2026-11-21T10:00:30Z');
     const runs: Array<{ every: string; id: number }> = [];
     queue.define('test/tick', async (payload, job) => {
@@ -266,25 +293,74 @@ describe('JobQueue', () => {
     queue.schedule('test/tick', '* * * * *', { every: 'minute' });
 
     expect(await queue.runDue()).toBe(0);
-    clock.advance(3 * MINUTE); // 10:03:30: occurrences 10:01, 10:02 and 10:03
-    expect(await queue.runDue()).toBe(3);
-    expect(runs.map((r) => r.every)).toEqual(['minute', 'minute', 'minute']);
+    expect(await db('job_schedules').select('name', 'next_run_at')).toEqual([{ name: 'test/tick', next_run_at: '2026-11-21 10:01:00' }]);
+    clock.advance(30 * SECOND); // 10:01:00
+    expect(await queue.runDue()).toBe(1);
+    expect(await queue.runDue()).toBe(0);
+
+    clock.advance(3 * MINUTE + 30 * SECOND); // 10:04:30: occurrences 10:02, 10:03 and 10:04 were missed
+    expect(await queue.runDue()).toBe(1);
+    expect(runs.map((r) => r.every)).toEqual(['minute', 'minute']);
     const rows = (await db('jobs').orderBy('run_at').select('run_at', 'unique_key', 'status')) as Array<Pick<JobRowFull, 'run_at' | 'unique_key' | 'status'>>;
     expect(rows).toEqual([
       { run_at: '2026-11-21 10:01:00', unique_key: 'schedule:test/tick:2026-11-21 10:01:00', status: 'done' },
       { run_at: '2026-11-21 10:02:00', unique_key: 'schedule:test/tick:2026-11-21 10:02:00', status: 'done' },
-      { run_at: '2026-11-21 10:03:00', unique_key: 'schedule:test/tick:2026-11-21 10:03:00', status: 'done' },
     ]);
+    expect(await db('job_schedules').select('name', 'next_run_at')).toEqual([{ name: 'test/tick', next_run_at: '2026-11-21 10:05:00' }]);
 
-    clock.advance(29 * SECOND); // 10:03:59
+    clock.advance(29 * SECOND); // 10:04:59
     expect(await queue.runDue()).toBe(0);
-    clock.advance(SECOND); // 10:04:00
+    clock.advance(SECOND); // 10:05:00: the normal cadence again
+    expect(await queue.runDue()).toBe(1);
+    clock.advance(MINUTE);
     expect(await queue.runDue()).toBe(1);
     expect(runs).toHaveLength(4);
     expect(await countJobs()).toBe(4);
   });
 
-  it('two queues scheduling the same job produce exactly one job per occurrence', async () => {
+  it('a schedule missed while no process ran runs once when a process starts again, then keeps its cadence', async () => {
+    const clock = new MovableClock('2026-11-21T10:00:30Z');
+    const runs: string[] = [];
+    const startProcess = (name: string) => {
+      const queue = new JobQueue(db, clock, new RecordingLogger());
+      queue.define('test/tick', async () => {
+        runs.push(`${name} at ${sqlTimestamp(clock.now())}`);
+      });
+      queue.schedule('test/tick', '17 * * * *', { every: 'hour' });
+      return queue;
+    };
+
+    const first = startProcess('first');
+    expect(await first.runDue()).toBe(0);
+    clock.set('2026-11-21T10:17:05Z');
+    expect(await first.runDue()).toBe(1);
+
+    // The first process stops; none runs through 11:17, 12:17 and 13:17.
+    clock.set('2026-11-21T13:40:00Z');
+    const second = startProcess('second');
+    expect(await second.runDue()).toBe(1);
+    expect(await second.runDue()).toBe(0);
+    expect(runs).toEqual(['first at 2026-11-21 10:17:05', 'second at 2026-11-21 13:40:00']);
+    expect(await db('jobs').orderBy('run_at').pluck('unique_key')).toEqual([
+      'schedule:test/tick:2026-11-21 10:17:00',
+      'schedule:test/tick:2026-11-21 11:17:00',
+    ]);
+
+    clock.set('2026-11-21T14:16:59Z');
+    expect(await second.runDue()).toBe(0);
+    clock.set('2026-11-21T14:17:00Z');
+    expect(await second.runDue()).toBe(1);
+    expect(runs).toHaveLength(3);
+    expect(await countJobs({ status: 'done' })).toBe(3);
+  });
+
+  it('schedule() takes a job name once', () => {
+    const { queue } = setup();
+    queue.schedule('test/tick', '* * * * *', { every: 'minute' });
+    expect(() => queue.schedule('test/tick', '0 * * * *', { every: 'hour' })).toThrow('job "test/tick" is scheduled twice');
+  });
+
+  it('two queues scheduling the same job produce exactly one job per occurrence, and one per catch-up', async () => {
     const clock = new MovableClock('2026-11-21T10:00:30Z');
     const runs: string[] = [];
     const queues = ['a', 'b'].map((name) => {
@@ -297,42 +373,145 @@ describe('JobQueue', () => {
     });
     const [a, b] = queues;
 
-    clock.advance(3 * MINUTE);
-    // Both tick at once, then both run what is due.
+    // Both record the schedule at once.
     await Promise.all([a.enqueueScheduled(), b.enqueueScheduled()]);
-    expect(await countJobs()).toBe(3);
-    const ran = (await Promise.all([a.runDue(), b.runDue()])).reduce((x, y) => x + y, 0);
-    expect(ran).toBe(3);
-    expect(runs).toHaveLength(3);
+    expect(await countJobs()).toBe(0);
+    expect(await db('job_schedules').pluck('next_run_at')).toEqual(['2026-11-21 10:01:00']);
 
-    clock.advance(2 * MINUTE); // 10:05:30: occurrences 10:04 and 10:05
-    expect(await b.runDue()).toBe(2);
+    clock.advance(30 * SECOND); // 10:01:00
+    await Promise.all([a.enqueueScheduled(), b.enqueueScheduled()]);
+    expect(await countJobs()).toBe(1);
+
+    clock.advance(3 * MINUTE); // 10:04:00: 10:02, 10:03 and 10:04 are due
+    await Promise.all([a.enqueueScheduled(), b.enqueueScheduled()]);
+    expect(await countJobs()).toBe(2);
+    const ran = (await Promise.all([a.runDue(), b.runDue()])).reduce((x, y) => x + y, 0);
+    expect(ran).toBe(2);
+    expect(runs).toHaveLength(2);
+
+    clock.advance(MINUTE); // 10:05:00
+    expect(await b.runDue()).toBe(1);
     expect(await a.runDue()).toBe(0);
-    expect(runs).toHaveLength(5);
-    expect(await countJobs()).toBe(5);
-    expect(await countJobs({ status: 'done' })).toBe(5);
+    expect(runs).toHaveLength(3);
+    expect(await countJobs()).toBe(3);
+    expect(await countJobs({ status: 'done' })).toBe(3);
   });
 
-  it('reclaims a job left running by a dead worker after 15 minutes', async () => {
-    const { clock, queue } = setup();
+  it('reclaims a job left running by a dead worker once its lease expires, counting the lost attempt', async () => {
+    const { clock, logger, queue } = setup(START, { leaseMs: 5 * MINUTE });
     const seen: number[] = [];
     queue.define('test/echo', async (_payload, job) => {
       seen.push(job.attempts);
     });
-    const id = await queue.enqueue('test/echo', { value: 'orphan', n: 1 });
-    // A worker claimed it and died.
+    const id = await queue.enqueue('test/echo', { value: 'orphan', n: 1 }, { maxAttempts: 3 });
+    // A worker claimed it and died: its lease is never extended.
     await db('jobs')
       .where({ id })
-      .update({ status: 'running', locked_by: 'dead:1', locked_at: sqlTimestamp(clock.now()), attempts: 1 });
+      .update({ status: 'running', locked_by: 'dead:1', locked_at: sqlTimestamp(clock.now()), locked_until: later(clock, 5 * MINUTE), attempts: 1 });
 
+    clock.advance(5 * MINUTE);
     expect(await queue.runDue()).toBe(0);
-    clock.advance(15 * MINUTE);
-    expect(await queue.runDue()).toBe(0);
-    expect((await row(id)).status).toBe('running');
+    expect(await row(id)).toMatchObject({ status: 'running', locked_by: 'dead:1', attempts: 1 });
     clock.advance(SECOND);
     expect(await queue.runDue()).toBe(1);
     expect(seen).toEqual([2]);
-    expect(await row(id)).toMatchObject({ status: 'done', attempts: 2, locked_by: null });
+    expect(await row(id)).toMatchObject({ status: 'done', attempts: 2, locked_by: null, last_error: null });
+    const warnings = logger.entries.filter((e) => e.level === 'warn');
+    expect(warnings).toEqual([{ level: 'warn', obj: { job: 'test/echo', id, attempt: 1 }, msg: 'job lease expired; will retry' }]);
+  });
+
+  it('fails a job whose lease expired on its last attempt, keeping why', async () => {
+    const { clock, logger, queue } = setup(START, { leaseMs: 5 * MINUTE });
+    let runs = 0;
+    queue.define('test/echo', async () => {
+      runs += 1;
+    });
+    const id = await queue.enqueue('test/echo', { value: 'crashes its worker', n: 1 }, { maxAttempts: 2 });
+    await db('jobs')
+      .where({ id })
+      .update({ status: 'running', locked_by: 'dead:2', locked_at: sqlTimestamp(clock.now()), locked_until: later(clock, 5 * MINUTE), attempts: 2 });
+
+    clock.advance(5 * MINUTE + SECOND);
+    expect(await queue.runDue()).toBe(0);
+    expect(runs).toBe(0);
+    expect(await row(id)).toMatchObject({
+      status: 'failed',
+      attempts: 2,
+      locked_by: null,
+      last_error: 'lease expired: the worker stopped without finishing',
+      finished_at: sqlTimestamp(clock.now()),
+    });
+    expect(logger.entries).toEqual([{ level: 'warn', obj: { job: 'test/echo', id, attempt: 2 }, msg: 'job lease expired; failed for good' }]);
+
+    clock.advance(HOUR_MS);
+    expect(await queue.runDue()).toBe(0);
+    expect(runs).toBe(0);
+  });
+
+  it('a long job extends its lease while it runs, so no other worker reclaims it', async () => {
+    const timing = { leaseMs: 5 * MINUTE, heartbeatMs: 5 };
+    const { clock, logger, queue } = setup(START, timing);
+    const other = new JobQueue(db, clock, new RecordingLogger(), timing);
+    const gate = deferred();
+    const started = deferred();
+    const runs: string[] = [];
+    for (const [name, worker] of [
+      ['worker', queue],
+      ['other', other],
+    ] as const) {
+      worker.define('test/echo', async () => {
+        runs.push(name);
+        started.resolve();
+        if (runs.length === 1) await gate.promise;
+      });
+    }
+    const id = await queue.enqueue('test/echo', { value: 'long', n: 1 });
+
+    const running = queue.runDue();
+    await started.promise;
+    expect(await row(id)).toMatchObject({ status: 'running', locked_until: later(clock, 5 * MINUTE) });
+    // Twelve minutes in steps of four: each step is within the lease the last heartbeat set, well past the first.
+    for (let step = 0; step < 3; step++) {
+      clock.advance(4 * MINUTE);
+      await waitFor('the heartbeat', async () => (await row(id)).locked_until === later(clock, 5 * MINUTE));
+      expect(await other.runDue()).toBe(0);
+    }
+    gate.resolve();
+    expect(await running).toBe(1);
+
+    expect(runs).toEqual(['worker']);
+    expect(await row(id)).toMatchObject({ status: 'done', attempts: 1, last_error: null });
+    expect(logger.entries).toEqual([]);
+    // The heartbeat stopped with the job.
+    const finished = await row(id);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(await row(id)).toEqual(finished);
+  });
+
+  it('a worker that lost its claim is signalled and its outcome is not recorded', async () => {
+    const { clock, logger, queue } = setup(START, { leaseMs: 5 * MINUTE, heartbeatMs: 5 });
+    const started = deferred();
+    let aborted: unknown = null;
+    queue.define('test/echo', async (_payload, job) => {
+      started.resolve();
+      await new Promise<void>((resolve) => job.signal.addEventListener('abort', () => resolve()));
+      aborted = job.signal.reason;
+    });
+    const id = await queue.enqueue('test/echo', { value: 'stolen', n: 1 });
+
+    const running = queue.runDue();
+    await started.promise;
+    // Its worker froze past the lease; another worker reclaimed the job and runs it as attempt 2.
+    const taken = { status: 'running', locked_by: 'other:1', locked_at: sqlTimestamp(clock.now()), locked_until: later(clock, 5 * MINUTE), attempts: 2 };
+    await db('jobs').where({ id }).update(taken);
+
+    expect(await running).toBe(1);
+    expect(aborted).toEqual(new Error('the job lease was lost to another worker'));
+    expect(await row(id)).toMatchObject({ ...taken, last_error: null, finished_at: null });
+    expect(logger.entries.map((e) => [e.msg, e.obj])).toEqual([
+      ['job lease lost to another worker; its handler is signalled to stop', { job: 'test/echo', id }],
+      ['job finished after another worker reclaimed it; its outcome is not recorded', { job: 'test/echo', id }],
+    ]);
   });
 
   it('fails and logs a job that has no handler', async () => {
@@ -364,7 +543,9 @@ describe('JobQueue', () => {
       const runs = new Map<number, Array<{ worker: string; attempt: number }>>();
       const workers = connections.map((connection, i) => {
         const name = `w${i}`;
-        const queue = new JobQueue(connection, clock, new RecordingLogger());
+        const logger = new RecordingLogger();
+        // Heartbeats every millisecond run alongside the other worker's claims and completions.
+        const queue = new JobQueue(connection, clock, logger, { heartbeatMs: 1 });
         queue.define(
           'test/record',
           async ({ n }, job) => {
@@ -374,7 +555,7 @@ describe('JobQueue', () => {
           },
           { backoffMs: 0 },
         );
-        return { name, queue, ran: 0 };
+        return { name, queue, logger, ran: 0 };
       });
 
       const producer = new JobQueue(db, clock, new RecordingLogger());
@@ -406,6 +587,8 @@ describe('JobQueue', () => {
       expect(await countJobs()).toBe(JOBS);
       expect(await countJobs({ status: 'done' })).toBe(JOBS);
       expect(await countJobs({ status: 'done', attempts: 1 })).toBe(JOBS - JOBS / 10);
+      const warnings = new Set(workers.flatMap((w) => w.logger.entries.map((e) => e.msg)));
+      expect(warnings).toEqual(new Set(['job failed; will retry']));
     } finally {
       for (const connection of new Set(connections)) if (connection !== db) await connection.destroy();
     }
@@ -469,6 +652,71 @@ describe('JobQueue', () => {
       expect(wrong.slice(0, 5)).toEqual([]);
     } finally {
       for (const connection of new Set(connections)) if (connection !== db) await connection.destroy();
+    }
+  });
+});
+
+describe('JobQueue.enqueue(name, payload, { trx })', () => {
+  it('writes the job in the caller transaction: it exists if and only if the transaction commits', async () => {
+    const { queue } = setup();
+    const ran: string[] = [];
+    queue.define('test/echo', async ({ value }) => {
+      ran.push(value);
+    });
+
+    // On SQLite the transaction holds the one connection: an enqueue through the pool would wait for it forever.
+    const ids = await db.transaction(async (trx) => {
+      const plain = await queue.enqueue('test/echo', { value: 'committed', n: 1 }, { trx });
+      const keyed = await queue.enqueue('test/echo', { value: 'committed with a key', n: 2 }, { trx, uniqueKey: 'order:1:mail' });
+      expect(await queue.enqueue('test/echo', { value: 'same key', n: 3 }, { trx, uniqueKey: 'order:1:mail' })).toBe(keyed);
+      expect(await trx('jobs').orderBy('id').pluck('payload')).toEqual([
+        JSON.stringify({ value: 'committed', n: 1 }),
+        JSON.stringify({ value: 'committed with a key', n: 2 }),
+      ]);
+      return [plain, keyed];
+    });
+    expect(await countJobs({ status: 'pending' })).toBe(2);
+    expect(await row(ids[1])).toMatchObject({ unique_key: 'order:1:mail', status: 'pending' });
+
+    await expect(
+      db.transaction(async (trx) => {
+        await queue.enqueue('test/echo', { value: 'rolled back', n: 4 }, { trx });
+        await queue.enqueue('test/echo', { value: 'rolled back with a key', n: 5 }, { trx, uniqueKey: 'order:2:mail' });
+        throw new Error('the order could not be saved');
+      }),
+    ).rejects.toThrow('the order could not be saved');
+    expect(await countJobs()).toBe(2);
+    expect(await countJobs({ unique_key: 'order:2:mail' })).toBe(0);
+
+    expect(await queue.runDue()).toBe(2);
+    expect(ran).toEqual(['committed', 'committed with a key']);
+  });
+});
+
+describe('migration 20261122000000_job_leases', () => {
+  it('gives the jobs running at upgrade a 15-minute lease and adds job_schedules', async () => {
+    const upgraded = await createTestDatabase();
+    try {
+      await hostTables.up(upgraded.db);
+      const job = { name: 'test/echo', payload: '{}', run_at: '2026-11-21 10:00:00', created_at: '2026-11-21 10:00:00' };
+      await upgraded.db('jobs').insert([
+        { ...job, status: 'running', locked_by: 'old:1', locked_at: '2026-11-21 10:00:00', attempts: 1 },
+        { ...job, status: 'pending', locked_by: null, locked_at: null, attempts: 0 },
+      ]);
+
+      const before = Date.now();
+      await jobLeases.up(upgraded.db);
+      const after = Date.now();
+
+      const rows = (await upgraded.db('jobs').orderBy('id').select('status', 'locked_until')) as Array<{ status: string; locked_until: string | null }>;
+      expect(rows[1]).toEqual({ status: 'pending', locked_until: null });
+      expect(rows[0].status).toBe('running');
+      const until = rows[0].locked_until ?? '';
+      expect(until >= sqlTimestamp(new Date(before + 15 * MINUTE)) && until <= sqlTimestamp(new Date(after + 15 * MINUTE))).toBe(true);
+      await upgraded.db('job_schedules').insert({ name: 'test/tick', next_run_at: '2026-11-21 10:01:00' });
+      expect(await upgraded.db('job_schedules').select('name', 'next_run_at')).toEqual([{ name: 'test/tick', next_run_at: '2026-11-21 10:01:00' }]);
+    } finally {
+      await upgraded.drop();
     }
   });
 });

@@ -251,12 +251,14 @@ describe('customer profile', () => {
       });
     });
 
-    it('a customer recorded under the user’s email (not yet linked) is found and linked', async () => {
+    it('a customer recorded under the user’s email (not yet linked) is found without writing; logging in links it', async () => {
       const user = await app.createUser('frank');
       const customer = await customerOf(user, {}, false);
       const id = await order(customer);
       const res = await app.as(user).get(`${P}/`);
       expect(res.body.dashboard_data.orders.map((o: { id: number }) => o.id)).toEqual([id]);
+      expect((await db()('store_customers').where({ id: customer }).first('user_id')).user_id).toBeNull();
+      expect((await app.browser().login('frank', user.password)).status).toBe(200);
       expect(Number((await db()('store_customers').where({ id: customer }).first('user_id')).user_id)).toBe(user.user.id);
     });
 

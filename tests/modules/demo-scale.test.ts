@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runCli } from '../../src/host/cli';
 import { readConfig } from '../../src/host/config';
+import { openDatabase } from '../../src/host/database';
 import { rngFor } from '../../src/modules/demo/rng';
 import { emailWord, generateCustomer, seedScaleCustomers } from '../../src/modules/demo/scale';
 import { startTestApp, type TestApp } from '../support/app';
@@ -222,9 +223,26 @@ describe('seed --scale through the CLI', () => {
     expect(result.output[0]).toMatch(/^Scale seed \(seed 3\): 20 customers in \d+\.\d s, ids 1–20\.$/);
   });
 
+  it('--customers-only writes the customers and their addresses, no orders', async () => {
+    const result = await runCli(['seed', '--scale', '30', '--customers-only'], config);
+    expect(result.code).toBe(0);
+    expect(result.output[0]).toMatch(/^Scale seed \(seed 1\): 30 customers in \d+\.\d s, ids 21–50\.$/);
+    expect(result.output[1]).toMatch(/^ {2}customers: 30 store_customers, 60 store_customer_addresses in /);
+    expect(result.output).toHaveLength(2);
+    const db = await openDatabase(config.databaseUrl);
+    try {
+      const orders = (await db('store_orders').whereBetween('customer_id', [21, 50]).count({ n: '*' }).first()) as { n: number | string };
+      expect(Number(orders.n)).toBe(0);
+      const earlier = (await db('store_orders').where('customer_id', '<=', 20).count({ n: '*' }).first()) as { n: number | string };
+      expect(Number(earlier.n)).toBe(200);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('an unknown flag gives the usage', async () => {
     const result = await runCli(['seed', '--scale', '2', '--fast'], config);
     expect(result.code).toBe(2);
-    expect(result.output[1]).toBe('usage: npm run cli -- seed --demo | --scale N [--seed S]');
+    expect(result.output[1]).toBe('usage: npm run cli -- seed --demo | --scale N [--seed S] [--customers-only]');
   });
 });

@@ -1,5 +1,5 @@
 import { deleteProduct } from '../../src/modules/products/service';
-import { presentAppliedCoupon, presentOrder, presentOrderItem, type OrderRow } from '../../src/modules/orders/presenter';
+import { presentAppliedCoupon, presentOrder, presentOrderItem, type OrderRow } from '../../src/modules/order-records/presenter';
 import type { OrderTaxContext } from '../../src/modules/orders/totals';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 import { orderFixtures } from '../support/order-writes';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { presentOrder, type OrderRow } from '../../src/modules/orders/presenter';
+import { presentOrder, type OrderRow } from '../../src/modules/order-records/presenter';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 import { insertOrder } from '../support/orders';
 

@@ -1,4 +1,4 @@
-import { presentAppliedCoupon, presentOrder, presentOrderItem, type OrderRow } from '../../src/modules/orders/presenter';
+import { presentAppliedCoupon, presentOrder, presentOrderItem, type OrderRow } from '../../src/modules/order-records/presenter';
 import { createOrder } from '../../src/modules/orders/write';
 import type { CreateOrderBody } from '../../src/modules/orders/write-schemas';
 import { deleteProduct } from '../../src/modules/products/service';

@@ -147,6 +147,32 @@ describe('shipping', () => {
       expect(await counts()).toEqual(before);
     });
 
+    it('accepts the state codes of the address data: ISO codes such as JP:13 (Tokyo) and CA:QC', async () => {
+      const res = await api()
+        .post(`${BASE}/shipping/zones`)
+        .send({ name: 'Tokyo and Quebec', countries: ['JP', 'CA'], states: ['JP:13', 'ca:qc'] });
+      expect(res.status).toBe(200);
+      expect(res.body.zone).toMatchObject({ countries: ['JP', 'CA'], states: ['JP:13', 'CA:QC'] });
+    });
+
+    it('parallel creates of a rest-of-world zone: one wins, the others are 422, and one such zone is stored (unique key)', async () => {
+      const results = await Promise.all(
+        ['World', 'Elsewhere', 'Everywhere'].map((name) => api().post(`${BASE}/shipping/zones`).send({ name, is_rest_of_world: 1 })),
+      );
+      expect(results.map((res) => res.status).sort()).toEqual([200, 422, 422]);
+      for (const res of results.filter((r) => r.status === 422)) {
+        expect(res.body).toEqual({
+          message: 'There is already a rest-of-world zone.',
+          errors: { is_rest_of_world: { unique: 'There is already a rest-of-world zone.' } },
+        });
+      }
+      const winner = results.find((res) => res.status === 200)!.body.zone;
+      expect(await app.database.db('store_shipping_zones').select('id', 'is_rest_of_world', 'rest_of_world_key')).toEqual([
+        { id: winner.id, is_rest_of_world: 1, rest_of_world_key: 1 },
+      ]);
+      expect(await counts()).toEqual({ zones: 1, methods: 0, activities: 1 });
+    });
+
     it.each(
       withFieldFirst<Record<string, unknown>>([
         ['no name', { countries: ['US'] }, 'name', 'required', 'The name field is required.'],
@@ -183,6 +209,27 @@ describe('shipping', () => {
           'states',
           'country',
           "Each state must belong to one of the zone's countries: CA:ON.",
+        ],
+        [
+          'an unknown state',
+          { name: 'Z', countries: ['US', 'CA'], states: ['US:CA', 'us:xx', 'CA:ZZ'] },
+          'states',
+          'in',
+          'Unknown states: US:XX, CA:ZZ. Use the state codes of the country, such as US:CA.',
+        ],
+        [
+          'a state name instead of its code',
+          { name: 'Z', countries: ['US'], states: ['US:Texas'] },
+          'states',
+          'in',
+          'Unknown states: US:TEXAS. Use the state codes of the country, such as US:CA.',
+        ],
+        [
+          'a state of a country without states',
+          { name: 'Z', countries: ['US', 'GB'], states: ['US:CA', 'GB:ENG'] },
+          'states',
+          'prohibited',
+          'These countries have no states: GB:ENG. Leave the states out to cover the whole country.',
         ],
         [
           'rest of world with countries',
@@ -311,10 +358,42 @@ describe('shipping', () => {
       expect((await api().get(`${BASE}/shipping/zones/${de.id}`)).body.zone).toMatchObject({ countries: ['DE'], is_rest_of_world: 0 });
     });
 
+    it('parallel updates that each make a zone the rest of the world: one wins, the other is 422 and keeps its countries', async () => {
+      const de = await zone({ name: 'Germany', countries: ['DE'] });
+      const fr = await zone({ name: 'France', countries: ['FR'] });
+      const results = await Promise.all([de, fr].map((z) => api().put(`${BASE}/shipping/zones/${z.id}`).send({ is_rest_of_world: 1, countries: [] })));
+      expect(results.map((res) => res.status).sort()).toEqual([200, 422]);
+      const lost = results.findIndex((res) => res.status === 422);
+      expect(results[lost].body.errors).toEqual({ is_rest_of_world: { unique: 'There is already a rest-of-world zone.' } });
+      const rows = await app.database.db('store_shipping_zones').orderBy('id').select('id', 'countries', 'is_rest_of_world', 'rest_of_world_key');
+      expect(rows.map((row) => ({ ...row, countries: JSON.parse(row.countries) }))).toEqual(
+        [de, fr].map((z, i) =>
+          i === lost
+            ? { id: z.id, countries: [z === de ? 'DE' : 'FR'], is_rest_of_world: 0, rest_of_world_key: null }
+            : { id: z.id, countries: [], is_rest_of_world: 1, rest_of_world_key: 1 },
+        ),
+      );
+    });
+
+    it('a zone that stops being the rest of the world frees the key for another', async () => {
+      const world = await zone({ name: 'World', is_rest_of_world: 1 });
+      expect(
+        (
+          await api()
+            .put(`${BASE}/shipping/zones/${world.id}`)
+            .send({ is_rest_of_world: 0, countries: ['GB'] })
+        ).status,
+      ).toBe(200);
+      expect(await app.database.db('store_shipping_zones').where({ id: world.id }).first('rest_of_world_key')).toEqual({ rest_of_world_key: null });
+      expect((await api().post(`${BASE}/shipping/zones`).send({ name: 'Elsewhere', is_rest_of_world: 1 })).status).toBe(200);
+    });
+
     it.each<[Record<string, unknown>, string, string]>([
       [{ name: '' }, 'name', 'required'],
       [{ countries: [] }, 'countries', 'required'],
       [{ countries: ['XX'] }, 'countries', 'country'],
+      [{ states: ['US:XX'] }, 'states', 'in'],
+      [{ countries: ['US', 'DE'], states: ['DE:BY'] }, 'states', 'prohibited'],
       [{ position: 'first' }, 'position', 'integer'],
       [{ id: 5 }, 'id', 'unknown'],
     ])('refuses %j with 422 naming %s and changes nothing', async (body, field, rule) => {

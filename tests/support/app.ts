@@ -76,15 +76,16 @@ export function testConfig(): HostConfig {
     siteUrl: 'http://store.test',
     logLevel: 'silent',
     workers: 1,
+    trustProxy: false,
   };
 }
 
 /** Boots the real host and plugin on a fresh database. */
-export async function startTestApp(options: { clock?: MovableClock; plugin?: boolean } = {}): Promise<TestApp> {
+export async function startTestApp(options: { clock?: MovableClock; plugin?: boolean; config?: Partial<HostConfig> } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const clock = options.clock ?? new MovableClock('2026-11-21T10:00:00Z');
   const logger = new MemoryLogger();
-  const runtime = await createHost(testConfig(), { db: database.db, clock, logger });
+  const runtime = await createHost({ ...testConfig(), ...options.config }, { db: database.db, clock, logger });
   if (options.plugin !== false) await runtime.loadPlugin();
   const http = request(runtime.app);
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { AdminPolicy } from '../../core/policies';
 import { listQuery } from '../../core/list';
-import { oneOf } from '../../core/schema';
+import { Id, oneOf } from '../../core/schema';
 import { route, type RouteDef } from '../../core/routes';
 import { ACTIVITY_READ_PERMISSION, listActivities } from './service';
 import { ACTIVITY_OBJECT_TYPES } from './types';
@@ -15,7 +15,7 @@ export const activityRoutes: RouteDef[] = [
     schema: {
       query: listQuery({
         object_type: Type.Optional(oneOf(ACTIVITY_OBJECT_TYPES)),
-        object_id: Type.Optional(Type.Integer({ minimum: 1 })),
+        object_id: Type.Optional(Id()),
       }),
     },
     envelope: 'message',

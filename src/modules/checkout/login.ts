@@ -3,6 +3,7 @@ import type { Ctx } from '../../core/context';
 import { fail } from '../../core/errors';
 import type { RateLimitRule } from '../../core/ratelimit';
 import { Reply } from '../../core/routes';
+import { linkCustomerByEmail } from '../customers/owner';
 import type { LoginBody } from './schemas';
 
 /** Failed attempts per IP and login name; a success clears the counter. */
@@ -25,6 +26,7 @@ export async function login(ctx: Ctx, input: Static<typeof LoginBody>): Promise<
     throw fail('login_failed');
   }
   await ctx.limits.reset(ctx, limit);
+  await linkCustomerByEmail(ctx.db, { user_id: user.id, email: user.email });
   const nonce = await ctx.session.login(user, input.remember_me === 'on');
   ctx.hooks.doAction('store/user/logged_in', user);
   const redirect_url = ctx.hooks.applyFilters('store/user/login_redirect', `${ctx.host.site.url}/account/`, { user });

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Id, MAX_ID } from '../../core/schema';
 import { ADDRESS_TYPES } from '../customers/types';
 
 /**
@@ -54,9 +55,13 @@ export const CreateAddressBody = Type.Object({
 
 /** `POST /customer-profile/edit-address`: the address `id` plus the form; fields left out keep their value. */
 export const EditAddressBody = Type.Object({
-  id: Type.Integer({
-    minimum: 1,
-    messages: { required: 'Id field is required.', integer: 'Id field must be an integer.', min: 'Id field must be at least 1.' },
+  id: Id({
+    messages: {
+      required: 'Id field is required.',
+      integer: 'Id field must be an integer.',
+      min: 'Id field must be at least 1.',
+      max: `Id field must not be greater than ${MAX_ID}.`,
+    },
   }),
   ...addressFields,
   email: Type.Optional(text('Email', { email: true })),

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { oneOf } from '../../core/schema';
+import { Id, oneOf } from '../../core/schema';
 import { ADDRESS_TYPES, type AddressType } from './types';
 
 /** Address statuses accepted on input (the spec shows `active`, the default). */
@@ -26,9 +26,9 @@ export const toFlag = (value: PrimaryFlagInput | undefined): 0 | 1 | undefined =
   value === undefined ? undefined : value === 1 || value === '1' || value === true ? 1 : 0;
 
 const Meta = Type.Record(Type.String(), Type.Unknown());
-const OrderId = Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]));
+const OrderId = Type.Optional(Type.Union([Id(), Type.Null()]));
 
-export const CustomerParams = Type.Object({ customerId: Type.Integer({ minimum: 1 }) });
+export const CustomerParams = Type.Object({ customerId: Id() });
 
 export const AddressListQuery = Type.Object({ type: Type.Optional(oneOf(ADDRESS_TYPES)) });
 
@@ -54,7 +54,7 @@ export const AddressCreateBody = Type.Object({
 
 /** `PUT /customers/{customerId}/address` (administrative): the address `id` plus the fields to change. */
 export const AddressUpdateBody = Type.Object({
-  id: Type.Integer({ minimum: 1 }),
+  id: Id(),
   name: Type.Optional(requiredText(MAX.name, 'name')),
   email: Type.Optional(email()),
   address_1: Type.Optional(requiredText(MAX.address, 'address 1')),
@@ -74,11 +74,11 @@ export const AddressUpdateBody = Type.Object({
 });
 
 /** `DELETE /customers/{customerId}/address` and `POST …/address/make-primary` (administrative). */
-export const AddressIdBody = Type.Object({ address_id: Type.Integer({ minimum: 1 }) });
+export const AddressIdBody = Type.Object({ address_id: Id() });
 
 // ---- customer portal ----
 
-const addressId = () => Type.Integer({ minimum: 1, messages: { required: 'The address id field is required.' } });
+const addressId = () => Id({ messages: { required: 'The address id field is required.' } });
 
 /** The `address` object the portal sends; only its `id` (and `type` for make-primary) are read. */
 export const PortalAddressRef = Type.Object({ address: Type.Object({ id: addressId() }) });

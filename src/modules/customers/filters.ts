@@ -84,8 +84,12 @@ function dateBounds(value: unknown, zone: string): [string, string] | null {
   return null;
 }
 
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const toNumber = (v: unknown): number | null => (isNumber(v) ? v : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : null);
+/** A finite number no larger in size than `Number.MAX_SAFE_INTEGER`: `Infinity` (from 400 digits) would reach SQL unquoted. */
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER;
+const toNumber = (v: unknown): number | null => {
+  const n = typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
+  return isNumber(n) ? n : null;
+};
 
 /** Checks one condition and returns it with its value normalised. */
 function checkCondition(raw: unknown, properties: Record<string, FilterProperty>, ctx: FilterContext): Condition {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { mulDivRound } from '../../core/money';
-import { PURCHASE_PAYMENT_STATUSES } from '../orders/state';
+import { PURCHASE_PAYMENT_STATUSES } from '../order-records/purchases';
 import { presentCustomer, type CustomerRow } from './presenter';
 import type { CustomerRecord } from './types';
 

@@ -3,38 +3,26 @@ import { hourlyClass } from '../../core/ratelimit';
 import { Reply, route, type RouteDef } from '../../core/routes';
 import { transaction } from '../../core/context';
 import { bulkAction } from './bulk';
+import { adminCustomerDetail, portalCustomerDetail } from './detail';
 import { recalculateCustomerStats } from './ltv';
-import { customerOrdersWithItems, pageOfCustomerOrders, portalOrderPage } from './orders';
-import { customerIdOf } from './owner';
-import { adminCustomersUrl, presentCustomer } from './presenter';
+import { adminCustomersUrl } from './presenter';
 import {
   AdditionalInfoBody,
   AttachableUsersQuery,
   AttachUserBody,
   BulkActionBody,
   CustomerBody,
+  CustomerDetailNotFound,
   CustomerDetailQuery,
   CustomerListQuery,
-  CustomerOrdersQuery,
+  CustomerNotFound,
   CustomerParams,
   CustomerUpdateBody,
   PortalCustomerBody,
   PortalDetailQuery,
-  PortalOrdersQuery,
   StatsParams,
 } from './schemas';
-import {
-  createCustomer,
-  findCustomer,
-  findCustomerRow,
-  listCustomers,
-  ownCustomerRow,
-  portalCustomerDetail,
-  portalUpdateCustomer,
-  presentAdminDetail,
-  updateAdditionalInfo,
-  updateCustomer,
-} from './service';
+import { createCustomer, findCustomer, listCustomers, portalUpdateCustomer, updateAdditionalInfo, updateCustomer } from './service';
 import { attachableUsers, setCustomerUser } from './users-link';
 
 /** The spec's hourly request classes on customer routes (API and portal callers; dashboard sessions exempt). */
@@ -46,7 +34,8 @@ const UPDATE = hourlyClass('customers', 'update', 'customers/manage');
  * Customer administration (`CustomerPolicy`, errors in `{code, message, data}`) and, on the shared paths, the
  * customer-portal variants declared right after their admin twin (`CustomerFrontendPolicy`, errors in `{message}`):
  * a caller holding the admin permission gets the admin variant, any other logged-in user the portal one.
- * The address routes live in address-routes.ts.
+ * The address routes live in address-routes.ts; a customer's orders (`…/orders`, `…/order`) in
+ * ../orders/customer-order-routes.ts.
  */
 export const customerRoutes: RouteDef[] = [
   route({
@@ -111,11 +100,11 @@ export const customerRoutes: RouteDef[] = [
     schema: { params: CustomerParams, query: CustomerDetailQuery },
     envelope: 'admin',
     rateLimit: LIST,
+    answers: { 404: { description: 'No such customer: the flat shape with the way back to the list.', schema: CustomerDetailNotFound } },
     handler: async (ctx, { params, query }) => {
-      const row = await findCustomerRow(ctx.db, params.customerId);
+      const customer = await adminCustomerDetail(ctx, params.customerId, { with: query.with, customerOnly: query.params?.customer_only === 'yes' });
       // The spec gives this 404 its own flat shape, with the way back to the list.
-      if (!row) return new Reply({ message: 'Customer not found', back_text: 'Back to Customers', back_url: adminCustomersUrl(ctx.host) }, 404);
-      const customer = await presentAdminDetail(ctx, presentCustomer(row), { with: query.with, customerOnly: query.params?.customer_only === 'yes' });
+      if (!customer) return new Reply({ message: 'Customer not found', back_text: 'Back to Customers', back_url: adminCustomersUrl(ctx.host) }, 404);
       return { customer };
     },
   }),
@@ -172,48 +161,6 @@ export const customerRoutes: RouteDef[] = [
   }),
 
   route({
-    method: 'GET',
-    path: '/customers/:customerId/orders',
-    policy: CustomerPolicy,
-    permission: 'customers/view',
-    schema: { params: CustomerParams, query: CustomerOrdersQuery },
-    envelope: 'admin',
-    rateLimit: LIST,
-    handler: async (ctx, { params, query }) => {
-      await findCustomer(ctx.db, params.customerId);
-      return { orders: await pageOfCustomerOrders(ctx, params.customerId, query) };
-    },
-  }),
-  route({
-    method: 'GET',
-    path: '/customers/:customerId/orders',
-    policy: CustomerFrontendPolicy,
-    permission: 'authenticated',
-    schema: { params: CustomerParams, query: PortalOrdersQuery },
-    envelope: 'message',
-    rateLimit: LIST,
-    handler: async (ctx, { params, query }) => {
-      const ownId = await customerIdOf(ctx.db, ctx.scope!);
-      if (!(await ownCustomerRow(ctx, params.customerId, ownId))) return { orders: [] };
-      return { orders: await portalOrderPage(ctx, params.customerId, ownId, query) };
-    },
-  }),
-
-  route({
-    method: 'GET',
-    path: '/customers/:customerId/order',
-    policy: CustomerPolicy,
-    permission: 'customers/view',
-    schema: { params: CustomerParams },
-    envelope: 'admin',
-    rateLimit: LIST,
-    handler: async (ctx, { params }) => {
-      await findCustomer(ctx.db, params.customerId);
-      return { data: { data: await customerOrdersWithItems(ctx.db, params.customerId) } };
-    },
-  }),
-
-  route({
     method: 'POST',
     path: '/customers/:customerId/recalculate-ltv',
     policy: CustomerPolicy,
@@ -221,6 +168,7 @@ export const customerRoutes: RouteDef[] = [
     schema: { params: CustomerParams },
     envelope: 'admin',
     rateLimit: UPDATE,
+    answers: { 404: { description: 'No such customer: `{message}`.', schema: CustomerNotFound } },
     handler: async (ctx, { params }) => {
       const customer = await transaction(ctx, (trx) => recalculateCustomerStats(trx, params.customerId));
       // The spec gives this 404 the flat `{message}` shape.

@@ -1,20 +1,21 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { listQuery } from '../../core/list';
-import { oneOf } from '../../core/schema';
+import { pageQuery } from '../../core/page';
+import { Cents, Id, ID_DIGITS, IntegerIn, oneOf } from '../../core/schema';
 import { CUSTOMER_STATUSES } from './types';
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 
 /** A positive integer id sent as a number, or as digits (form-encoded bodies carry text). */
-export const IdValue = Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^[1-9][0-9]{0,15}$' })], {
+export const IdValue = Type.Union([Id(), Type.String({ pattern: ID_DIGITS })], {
   messages: { integer: 'The user id field must be an integer.', regex: 'The user id field must be an integer.' },
 });
 
 /** `{customerId}` path parameter. */
-export const CustomerParams = Type.Object({ customerId: Type.Integer({ minimum: 1 }) });
+export const CustomerParams = Type.Object({ customerId: Id() });
 /** `get-stats/{customer}`. */
-export const StatsParams = Type.Object({ customer: Type.Integer({ minimum: 1 }) });
+export const StatsParams = Type.Object({ customer: Id() });
 
 /** The fields shared by create and update (admin), as the spec's create-customer body lists them. */
 /** The email's format is checked after trimming (service), so a pasted address with spaces is accepted. */
@@ -35,12 +36,7 @@ const CustomerFields = {
   /** `yes` creates a host user for the customer (when the email is not already a user's). */
   wp_user: Type.Optional(Type.Union([Type.String({ maxLength: 10 }), Type.Boolean()])),
   /** Average order value in cents; recomputed from paid orders by `recalculate-ltv`. */
-  aov: Type.Optional(
-    Type.Union([
-      Type.Integer({ minimum: 0 }),
-      Type.String({ pattern: '^[0-9]{1,15}$', messages: { regex: 'The aov field must be a whole number of cents.' } }),
-    ]),
-  ),
+  aov: Type.Optional(Type.Union([Cents(), Type.String({ pattern: '^[0-9]{1,15}$', messages: { regex: 'The aov field must be a whole number of cents.' } })])),
   user_url: Type.Optional(Type.Union([Type.Literal(''), Type.String({ maxLength: 255, format: 'uri' })])),
 };
 
@@ -90,7 +86,7 @@ export const CustomerListQuery = listQuery({
   /** Columns to return, `select[]=email` or `select[]=id,email`. */
   select: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 30 })),
   /** Customers always included in the answer (whatever the filters), e.g. the current value of a picker. */
-  include_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 200 })),
+  include_ids: Type.Optional(Type.Array(Id(), { maxItems: 200 })),
   active_view: Type.Optional(oneOf(CUSTOMER_STATUSES)),
 });
 
@@ -124,13 +120,10 @@ export const CustomerOrdersQuery = listQuery({
   active_view: Type.Optional(oneOf(ORDER_VIEWS)),
 });
 
-export const PortalOrdersQuery = Type.Object({
-  page: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-  per_page: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-});
+export const PortalOrdersQuery = Type.Object(pageQuery);
 
 export const AdditionalInfoBody = Type.Object({
-  labels: Type.Array(Type.Integer({ minimum: 1 }), {
+  labels: Type.Array(Id(), {
     maxItems: 100,
     messages: { required: 'The labels field is required.', array: 'The labels field must be an array.' },
   }),
@@ -141,15 +134,19 @@ export const BULK_ACTIONS = ['delete_customers', 'change_customer_status'] as co
 export const BulkActionBody = Type.Object({
   action: oneOf(BULK_ACTIONS),
   /** Checked by the handler: a missing selection is the spec's 403, not a validation error. */
-  customer_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 1000 })),
+  customer_ids: Type.Optional(Type.Array(Id(), { maxItems: 1000 })),
   new_status: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
 export const AttachableUsersQuery = Type.Object({
   search: Type.Optional(Type.String({ maxLength: 200 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  limit: Type.Optional(IntegerIn(1, 100)),
 });
 
 export const AttachUserBody = Type.Object({
   user_id: IdValue,
 });
+
+/** The spec's own 404 answers, outside the admin envelope: the detail's carries the way back to the list. */
+export const CustomerNotFound = Type.Object({ message: Type.Literal('Customer not found') });
+export const CustomerDetailNotFound = Type.Object({ message: Type.Literal('Customer not found'), back_text: Type.String(), back_url: Type.String() });

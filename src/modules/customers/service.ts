@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import countries from 'i18n-iso-countries';
 import type { Knex } from 'knex';
-import type { HostUser } from '../../host/contract';
 import { transaction, type Ctx } from '../../core/context';
 import { escapeLike, insertedId } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
@@ -13,17 +12,16 @@ import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { labelsFor, syncLabels } from '../labels/service';
 import type { Label } from '../labels/types';
+import { ordersByCustomer } from '../order-records/by-customer';
+import { PURCHASE_PAYMENT_STATUSES } from '../order-records/purchases';
 import { isUniqueViolation } from '../products/validation';
 import { getStoreSettings } from '../settings/store-settings';
 import type { NameMode } from '../settings/types';
 import { presentAddresses, type AddressRow } from './addresses';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterProperty } from './filters';
-import { PURCHASE_PAYMENT_STATUSES } from '../orders/state';
-import { ordersByCustomer } from './orders';
 import { customerIdOf } from './owner';
-import { presentOrderSummary, type OrderRow } from '../orders/presenter';
-import { pick, presentAdmin, presentCustomer, presentPortal, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
-import type { CUSTOMER_DETAIL_WITH, PORTAL_WITH, CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
+import { pick, presentAdmin, presentCustomer, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
+import type { CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
 import type { Address, AddressType, CustomerRecord, CustomerStatus } from './types';
 import { createHostUser, customerOfUser, linkableUser } from './users-link';
 
@@ -261,48 +259,10 @@ export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerListQ
   return { ...page, data };
 }
 
-/* ------------------------------------------------------------------ detail */
-
-/** Labels of one customer as the admin detail shows them. */
+/** Labels of one customer as the admin answers show them. */
 async function labelFields(db: Knex | Knex.Transaction, id: number): Promise<{ selected_labels: number[]; labels: Label[] }> {
   const labels = (await labelsFor(db, 'customer', [id])).get(id) ?? [];
   return { selected_labels: labels.map((l) => l.id), labels };
-}
-
-/** The admin shape of one customer: computed fields, labels, and the requested relations. */
-export async function presentAdminDetail(
-  ctx: Ctx,
-  customer: CustomerRecord,
-  options: { with?: ReadonlyArray<(typeof CUSTOMER_DETAIL_WITH)[number]>; customerOnly?: boolean } = {},
-): Promise<AdminCustomer & Record<string, unknown>> {
-  const wanted = options.with ?? [];
-  const relations = await loadRelations(
-    ctx.db,
-    [customer.id],
-    wanted.filter((w): w is Relations => w !== 'subscriptions' && w !== 'wpUser'),
-  );
-  const out: AdminCustomer & Record<string, unknown> = relations(presentAdmin(ctx.host, customer));
-  if (!options.customerOnly) Object.assign(out, await labelFields(ctx.db, customer.id));
-  // The subscriptions table arrives with the subscriptions issue; until then a customer has none.
-  if (wanted.includes('subscriptions')) out.subscriptions = [];
-  if (wanted.includes('wpUser')) out.wp_user = customer.user_id === null ? null : publicUser(await ctx.host.users.findById(customer.user_id));
-  return out;
-}
-
-function publicUser(user: HostUser | null) {
-  if (!user) return null;
-  return {
-    id: user.id,
-    user_login: user.login,
-    user_email: user.email,
-    display_name: user.display_name,
-    user_nicename: user.nicename,
-    first_name: user.first_name,
-    last_name: user.last_name,
-    user_url: user.url,
-    user_registered: user.registered,
-    roles: user.roles,
-  };
 }
 
 /* ------------------------------------------------------------------ create / update */
@@ -561,19 +521,6 @@ async function ownRowOr403(ctx: Ctx, id: number, message: string): Promise<Custo
   const row = await ownCustomerRow(ctx, id, await customerIdOf(ctx.db, ctx.scope!));
   if (!row) throw fail('rest_forbidden', message);
   return row;
-}
-
-/** Portal `GET /customers/{id}`: the caller's own record with the relations asked for (newest 50 orders). */
-export async function portalCustomerDetail(ctx: Ctx, id: number, wanted: ReadonlyArray<(typeof PORTAL_WITH)[number]>): Promise<Record<string, unknown>> {
-  const row = await ownRowOr403(ctx, id, 'You are not authorized to view this customer');
-  const customer: Record<string, unknown> = presentPortal(presentCustomer(row));
-  if (wanted.includes('billing_address')) customer.billing_address = (await addressesOf(ctx.db, [id], 'billing')).get(id);
-  if (wanted.includes('shipping_address')) customer.shipping_address = (await addressesOf(ctx.db, [id], 'shipping')).get(id);
-  if (wanted.includes('orders')) {
-    const rows = (await ctx.db('store_orders').where({ customer_id: id }).orderBy('id', 'desc').limit(50)) as OrderRow[];
-    customer.orders = rows.map(presentOrderSummary);
-  }
-  return customer;
 }
 
 /**

@@ -1,8 +1,4 @@
 import { CommandUsageError, type Host } from '../../host/contract';
-import { systemCtx } from '../../core/context';
-import type { RateLimits } from '../../core/ratelimit';
-import { describeScaleReport, seedScale } from './scale';
-import { DEMO_CUSTOMER_PASSWORD, seedDemo, storeIsEmpty } from './seed';
 
 /** The largest `--scale` accepted (each customer is three rows; orders will add ten orders each). */
 export const MAX_SCALE = 10_000_000;
@@ -15,18 +11,31 @@ function positiveInteger(flag: string, value: string | boolean | undefined, max:
 
 /**
  * `npm run cli -- seed --demo`: the demo store (idempotent).
- * `npm run cli -- seed --scale N [--seed S]`: N generated customers with a billing and a shipping address each, in
- * bulk (see `scale.ts`); running it again adds N more.
+ * `npm run cli -- seed --scale N [--seed S] [--customers-only]`: N generated customers with a billing and a shipping
+ * address each, and ten orders each unless `--customers-only`, in bulk (see `scale.ts`); running it again adds N more.
+ * The seeders load the store's services, so they are required when the command runs, not when it is registered:
+ * every other CLI command starts without them.
  */
-export function registerDemoCommands(host: Host, limits: RateLimits): void {
+export function registerDemoCommands(host: Host): void {
   host.commands.register('seed', {
-    usage: 'seed --demo | --scale N [--seed S]',
-    options: { demo: { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' } },
+    usage: 'seed --demo | --scale N [--seed S] [--customers-only]',
+    options: { demo: { type: 'boolean' }, scale: { type: 'string' }, seed: { type: 'string' }, 'customers-only': { type: 'boolean' } },
     async run(flags) {
       if (!flags.demo && flags.scale === undefined) return ['Nothing to seed: pass --demo.'];
-      const ctx = systemCtx(host, limits);
+      const scale =
+        flags.scale === undefined
+          ? undefined
+          : {
+              customers: positiveInteger('scale', flags.scale, MAX_SCALE),
+              seed: flags.seed === undefined ? undefined : positiveInteger('seed', flags.seed, 0xffffffff),
+              orders: !flags['customers-only'],
+            };
+      const { systemCtx } = require('../../core/context') as typeof import('../../core/context');
+      const { RateLimits } = require('../../core/ratelimit') as typeof import('../../core/ratelimit');
+      const ctx = systemCtx(host, new RateLimits(host.db, (error) => host.logger.warn({ err: error }, 'rate-limit counter could not be written')));
       const output: string[] = [];
       if (flags.demo) {
+        const { DEMO_CUSTOMER_PASSWORD, seedDemo, storeIsEmpty } = require('./seed') as typeof import('./seed');
         // `npm start -- --demo` loads the demo only into a store that has no catalogue yet.
         if (flags.ifEmpty && !(await storeIsEmpty(ctx))) {
           output.push('The store already has products; the demo was not loaded.');
@@ -41,10 +50,9 @@ export function registerDemoCommands(host: Host, limits: RateLimits): void {
           );
         }
       }
-      if (flags.scale !== undefined) {
-        const customers = positiveInteger('scale', flags.scale, MAX_SCALE);
-        const seed = flags.seed === undefined ? undefined : positiveInteger('seed', flags.seed, 0xffffffff);
-        const report = await seedScale(ctx, { customers, seed, progress: (line) => host.logger.info({}, line.trim()) });
+      if (scale) {
+        const { describeScaleReport, seedScale } = require('./scale') as typeof import('./scale');
+        const report = await seedScale(ctx, { ...scale, progress: (line) => host.logger.info({}, line.trim()) });
         output.push(...describeScaleReport(report));
       }
       return output;

@@ -35,6 +35,8 @@ export interface ScaleOptions {
   customers: number;
   /** Seed of the pseudo-random generator (default 1). */
   seed?: number;
+  /** Ten orders per customer as well (default); `false` writes the customers alone, in seconds (`--customers-only`). */
+  orders?: boolean;
   /** Customers per insert batch (default 500: 500 customer rows and 1,000 address rows per transaction). */
   batchSize?: number;
   /** Progress lines (e.g. every 10,000 customers) for a long run. */
@@ -348,7 +350,7 @@ export async function seedScaleCustomers(
   return { customers: written, skipped, addresses };
 }
 
-/** `seed --scale N`: the customers, then their orders (ten each). */
+/** `seed --scale N`: the customers, then their orders (ten each) unless `orders` is false. */
 export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleReport> {
   const seed = options.seed ?? DEFAULT_SEED;
   const started = Date.now();
@@ -363,9 +365,11 @@ export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleR
       rows: { store_customers: customers.customers.length, store_customer_addresses: customers.addresses },
       ms: Date.now() - customersStarted,
     });
-    const ordersStarted = Date.now();
-    const orders = await seedScaleOrders(ctx, customers.customers, seed, options);
-    parts.push({ name: 'orders', rows: orders, ms: Date.now() - ordersStarted });
+    if (options.orders !== false) {
+      const ordersStarted = Date.now();
+      const orders = await seedScaleOrders(ctx, customers.customers, seed, options);
+      parts.push({ name: 'orders', rows: orders, ms: Date.now() - ordersStarted });
+    }
     return { seed, customers: customers.customers, skipped: customers.skipped, parts, ms: Date.now() - started };
   } finally {
     await restoreCache();

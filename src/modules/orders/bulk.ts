@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import type { AfterCommit } from '../../core/db';
 import { invalid } from '../../core/errors';
+import { ownEntry } from '../../core/lookup';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
@@ -11,7 +12,7 @@ import { capturePayments } from './capture';
 import { deleteOrders } from './delete';
 import type { BulkActionBody } from './manage-schemas';
 import { markPaidInTransaction } from './payments';
-import { presentOrder, type OrderRow } from './presenter';
+import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
 import {
   PAYMENT_STATUS_ALIASES,
@@ -205,7 +206,7 @@ export async function bulkAction(ctx: Ctx, body: Static<typeof BulkActionBody>):
     case 'change_shipping_status':
       return { message: await changeShippingStatus(ctx, ids, requireStatus(body.new_status, SHIPPING_STATUSES)) };
     case 'change_payment_status': {
-      const status = body.new_status ? (PAYMENT_STATUS_ALIASES[body.new_status] ?? body.new_status) : body.new_status;
+      const status = body.new_status ? (ownEntry(PAYMENT_STATUS_ALIASES, body.new_status) ?? body.new_status) : body.new_status;
       return { message: await changePaymentStatus(ctx, ids, requireStatus(status, PAYMENT_STATUSES)) };
     }
   }

@@ -7,7 +7,7 @@ import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
 import { CHARGE_TYPES, TRANSACTION_STATUS, syncOrderTotals, toTransaction, type TransactionRow } from './ledger';
 import { markPaidInTransaction } from './payments';
-import type { OrderRow } from './presenter';
+import type { OrderRow } from '../order-records/presenter';
 import { notFoundNote, plural, summary } from './selection';
 import { SETTLED_PAYMENT_STATUSES } from './state';
 

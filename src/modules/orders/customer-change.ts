@@ -9,7 +9,7 @@ import { recalculateCustomerStats } from '../customers/ltv';
 import type { CustomerBody } from '../customers/schemas';
 import { createCustomer } from '../customers/service';
 import type { AdminCustomer } from '../customers/presenter';
-import { presentOrder, type OrderRow } from './presenter';
+import { presentOrder, type OrderRow } from '../order-records/presenter';
 
 export const CUSTOMER_CHANGED = 'Customer changed successfully';
 

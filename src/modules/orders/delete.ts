@@ -3,7 +3,7 @@ import { transaction, type Ctx } from '../../core/context';
 import { lockForUpdate } from '../../core/db';
 import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
-import { presentOrder, type OrderRow } from './presenter';
+import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
 import { DELETABLE } from './state';
 

@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
-import { parseJson, rawRows } from '../../core/db';
+import { parseJson } from '../../core/db';
 import { fail } from '../../core/errors';
+import { by, ownerIds, relatedRows, type Branch, type Related as RelatedRows, type Row } from '../../core/related';
 import { presentActivity } from '../activities/service';
 import type { Activity } from '../activities/types';
 import { presentAdmin, presentCustomer, type AdminCustomer, type CustomerRow } from '../customers/presenter';
@@ -20,30 +21,17 @@ import {
   type OrderOperation,
   type OrderRow,
   type Transaction,
-} from './presenter';
+} from '../order-records/presenter';
 import type { OrderRelation } from './read-schemas';
 
-type Row = Record<string, unknown>;
 type Item = ReturnType<typeof presentOrderItem>;
 
 /* ------------------------------------------------------------------ related rows in one query */
 
 /**
- * Everything an order relates to is read in ONE statement: a `union all` of one branch per table, each row packed
- * with `json_object(...)` (the same function on SQLite and MySQL/MariaDB) as `(kind, owner, data)`. A round trip
- * costs more than these index lookups (on MariaDB ~0.2-0.4 ms of CPU each), so the detail costs one query instead of
+ * Everything an order relates to is read in ONE statement (see core/related.ts): the detail costs one query instead of
  * ten, and `with[]` on the list one query whatever the relations asked for.
- *
- * Each branch names the table its rows come from (aliased `t`), the kind of each row, the order (or customer) it
- * belongs to, and the rest of the statement; `IDS` stands for the placeholders of the order ids.
  */
-interface Branch {
-  table: string;
-  kind: string;
-  owner: string;
-  from: string;
-}
-
 type Kind = 'customer' | 'item' | 'transaction' | 'address' | 'label' | 'coupon' | 'operation' | 'order' | 'parent' | 'child' | 'activity';
 type BranchName = Exclude<Kind, 'order' | 'parent' | 'child'> | 'orders';
 
@@ -84,49 +72,16 @@ const BRANCHES: Record<BranchName, Branch> = {
   },
 };
 
-/** The columns of each table, read from the schema once per database (so a new column shows without code changes). */
-const columnCache = new WeakMap<Knex, Map<string, Promise<string[]>>>();
+type Related = RelatedRows<Kind>;
 
-function columnsOf(db: Knex, table: string): Promise<string[]> {
-  let tables = columnCache.get(db);
-  if (!tables) columnCache.set(db, (tables = new Map()));
-  let columns = tables.get(table);
-  if (!columns) {
-    columns = db(table)
-      .columnInfo()
-      .then((info) => Object.keys(info).filter((c) => /^\w+$/.test(c)));
-    columns.catch(() => tables.delete(table));
-    tables.set(table, columns);
-  }
-  return columns;
-}
-
-type Related = Map<Kind, Array<{ owner: number; row: Row }>>;
-
-/** Rows of the given branches related to `ids`, by kind, each with the id of the order (or customer) it belongs to. */
-async function relatedRows(db: Knex, ids: readonly number[], names: readonly BranchName[]): Promise<Related> {
-  const out: Related = new Map();
-  if (!ids.length || !names.length) return out;
-  const placeholders = ids.map(() => '?').join(', ');
-  const bindings: number[] = [];
-  const branches = await Promise.all(
-    names.map(async (name) => {
-      const { table, kind, owner, from } = BRANCHES[name];
-      const pairs = (await columnsOf(db, table)).map((c) => `'${c}', t.\`${c}\``).join(', ');
-      return `select ${kind} as kind, ${owner} as owner, json_object(${pairs}) as data from ${from}`;
-    }),
+/** Rows of the given branches related to the orders `ids`, by kind. */
+function relatedOf(db: Knex, ids: readonly number[], names: readonly BranchName[], prepared = false): Promise<Related> {
+  return relatedRows<Kind>(
+    db,
+    names.map((name) => BRANCHES[name]),
+    ownerIds(ids),
+    { prepared },
   );
-  const sql = branches.join(' union all ').replace(/IDS/g, () => {
-    bindings.push(...ids);
-    return placeholders;
-  });
-  const rows = rawRows<{ kind: Kind; owner: number | string; data: unknown }>(db, await db.raw(sql, bindings));
-  for (const { kind, owner, data } of rows) {
-    const list = out.get(kind) ?? [];
-    list.push({ owner: Number(owner), row: parseJson<Row>(data, {}) });
-    out.set(kind, list);
-  }
-  return out;
 }
 
 /** Groups presented rows by owner, sorted by `compare` first. */
@@ -139,18 +94,6 @@ function byOwner<T>(entries: Array<{ owner: number; row: Row }>, present: (row: 
   }
   return out;
 }
-
-/** Sorts rows by numeric columns, each ascending (`-column` descending). */
-const by =
-  (...columns: string[]) =>
-  (a: Row, b: Row) => {
-    for (const column of columns) {
-      const key = column.replace('-', '');
-      const diff = (Number(a[key]) - Number(b[key])) * (column.startsWith('-') ? -1 : 1);
-      if (diff) return diff;
-    }
-    return 0;
-  };
 
 /* ------------------------------------------------------------------ relations */
 
@@ -213,7 +156,7 @@ const branchesOf = (wanted: readonly OrderRelation[]): BranchName[] => [
 
 /** Loads the requested relations of many orders in one query (no N+1); the result gives the relations of one order. */
 export async function loadRelations(ctx: Ctx, rows: readonly OrderRow[], wanted: readonly OrderRelation[]): Promise<(row: OrderRow) => OrderRelations> {
-  const related = await relatedRows(
+  const related = await relatedOf(
     ctx.db,
     rows.map((r) => Number(r.id)),
     branchesOf(wanted),
@@ -278,9 +221,12 @@ function orderUrls(ctx: Ctx, uuid: string) {
   return { receipt_url: `${site}/receipt/?order_hash=${hash}`, custom_checkout_url: `${site}/checkout/?order_hash=${hash}` };
 }
 
-/** `GET /orders/{order_id}`: the order with every relation of the spec, and the detail's side fields, in one query. */
+/**
+ * `GET /orders/{order_id}`: the order with every relation of the spec, and the detail's side fields, in one query (a
+ * prepared statement on MySQL/MariaDB: its text is the same for every order).
+ */
 export async function orderDetail(ctx: Ctx, id: number) {
-  const related = await relatedRows(ctx.db, [id], [...branchesOf(DETAIL_RELATIONS), 'orders', 'activity']);
+  const related = await relatedOf(ctx.db, [id], [...branchesOf(DETAIL_RELATIONS), 'orders', 'activity'], true);
   const row = related.get('order')?.[0]?.row as OrderRow | undefined;
   if (!row) throw orderNotFound();
   const relations = (await presentRelations(ctx, related, DETAIL_RELATIONS))(row);

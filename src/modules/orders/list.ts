@@ -2,14 +2,16 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import { escapeLike } from '../../core/db';
 import { invalid } from '../../core/errors';
+import { ownEntry } from '../../core/lookup';
 import { pageOf, readPage, TotalCache, type Page } from '../../core/page';
 import { applySearch, nameSplits, parseSearch, type SearchSpec } from '../../core/search';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterContext, type FilterProperty } from '../customers/filters';
+import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
+import { PURCHASE_PAYMENT_STATUSES } from '../order-records/purchases';
 import { getStoreSettings } from '../settings/store-settings';
 import { loadRelations } from './detail';
-import { presentOrder, type Order, type OrderRow } from './presenter';
 import type { OrderListInput, OrderListView, OrderScope } from './read-schemas';
-import { ORDER_STATUSES, PAYMENT_STATUS_ALIASES, PAYMENT_STATUSES, PURCHASE_PAYMENT_STATUSES, SHIPPING_STATUSES } from './state';
+import { ORDER_STATUSES, PAYMENT_STATUS_ALIASES, PAYMENT_STATUSES, SHIPPING_STATUSES } from './state';
 
 /* ------------------------------------------------------------------ views and scopes */
 
@@ -50,9 +52,9 @@ const SCOPES: Record<OrderScope, (q: Knex.QueryBuilder) => void> = {
 
 function checkStatuses(field: string, what: string, values: string[] | undefined, known: readonly string[], aliases: Record<string, string> = {}): string[] {
   const wanted = [...new Set((values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()))].filter(Boolean);
-  const unknown = wanted.filter((v) => !known.includes(v) && !(v in aliases));
+  const unknown = wanted.filter((v) => !known.includes(v) && ownEntry(aliases, v) === undefined);
   if (unknown.length) throw invalid(field, 'in', `Unknown ${what}: ${unknown.join(', ')}. Use one of: ${known.join(', ')}.`);
-  return [...new Set(wanted.map((v) => aliases[v] ?? v))];
+  return [...new Set(wanted.map((v) => ownEntry(aliases, v) ?? v))];
 }
 
 /* ------------------------------------------------------------------ sort and search */
@@ -281,7 +283,7 @@ function applyFilters(query: Knex.QueryBuilder, db: Knex, groups: Groups, ctx: F
     for (const group of groups.filter((g) => g.length)) {
       outer.orWhere((inner) => {
         for (const condition of group) {
-          const related = RELATED.find((r) => condition.property in r.properties);
+          const related = RELATED.find((r) => Object.hasOwn(r.properties, condition.property));
           if (!related) applyAdvancedFilters(inner, db, [[condition]], ORDER_PROPERTIES, ctx);
           else inner.whereIn(related.column, applyTo(related.rows(db), db, condition, related.properties, ctx));
         }
@@ -369,7 +371,7 @@ export async function listOrders(ctx: Ctx, input: OrderListInput): Promise<Page<
   if (includes) query.where(filter).orWhereIn('o.id', input.include_ids ?? []);
   else filter(query);
 
-  const sort = ORDER_SORTABLE[input.sort_by ?? ''] ?? 'o.id';
+  const sort = ownEntry(ORDER_SORTABLE, String(input.sort_by ?? '')) ?? 'o.id';
   const direction = String(input.sort_type).toLowerCase() === 'asc' ? 'asc' : 'desc';
   query.orderBy(sort, direction);
   if (sort !== 'o.id') query.orderBy('o.id', direction);

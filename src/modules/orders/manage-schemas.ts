@@ -1,27 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import { oneOf } from '../../core/schema';
+import { Id, ID_DIGITS, ID_DIGITS_OR_BLANK, oneOf } from '../../core/schema';
 
 export const BULK_ACTIONS = ['delete_orders', 'change_shipping_status', 'change_order_status', 'capture_payments', 'change_payment_status'] as const;
 export type BulkAction = (typeof BULK_ACTIONS)[number];
 
 /** A positive integer id sent as a number, or as digits (form-encoded bodies carry text); `blank` also lets '' and null through. */
 const id = (name: string, blank = false) =>
-  Type.Union(
-    [Type.Integer({ minimum: 1 }), Type.String({ pattern: blank ? '^([1-9][0-9]{0,15})?$' : '^[1-9][0-9]{0,15}$' }), ...(blank ? [Type.Null()] : [])],
-    {
-      messages: {
-        integer: `The ${name} must be a positive integer.`,
-        regex: `The ${name} must be a positive integer.`,
-        min: `The ${name} must be a positive integer.`,
-      },
+  Type.Union([Id(), Type.String({ pattern: blank ? ID_DIGITS_OR_BLANK : ID_DIGITS }), ...(blank ? [Type.Null()] : [])], {
+    messages: {
+      integer: `The ${name} must be a positive integer.`,
+      regex: `The ${name} must be a positive integer.`,
+      min: `The ${name} must be a positive integer.`,
     },
-  );
+  });
 
 /** `{order_id}` path parameter. */
-export const OrderIdParams = Type.Object({ order_id: Type.Integer({ minimum: 1 }) });
+export const OrderIdParams = Type.Object({ order_id: Id() });
 
 /** `{order}` path parameter (`generate-missing-licenses`). */
-export const OrderParams = Type.Object({ order: Type.Integer({ minimum: 1 }) });
+export const OrderParams = Type.Object({ order: Id() });
 
 /** `POST /orders/do-bulk-action`. `new_status` is checked against the action's status list by the service. */
 export const BulkActionBody = Type.Object({

@@ -6,7 +6,7 @@ import { recordActivity } from '../activities/service';
 import { syncOrderAddress, type AddressRow } from '../customers/addresses';
 import type { AddressType } from '../customers/types';
 import { orderNotFound } from './customer-change';
-import { presentOrder, presentOrderAddress, type OrderRow } from './presenter';
+import { presentOrder, presentOrderAddress, type OrderRow } from '../order-records/presenter';
 
 /**
  * `update-address-id`: copies one of the order's customer's addresses onto the order's billing (default) or shipping

@@ -1,6 +1,6 @@
 import { OrderPolicy } from '../../core/policies';
 import { Reply, route, type RouteDef } from '../../core/routes';
-import { MarkPaidBody, MarkPaidParams, RefundBody, RefundParams } from './payment-schemas';
+import { MarkPaidBody, MarkPaidParams, RefundAnswer, RefundBody, RefundParams } from './payment-schemas';
 import { markOrderPaid } from './payments';
 import { refundOrder } from './refunds';
 
@@ -22,6 +22,7 @@ export const orderPaymentRoutes: RouteDef[] = [
     permission: 'orders/can_refund',
     schema: { params: RefundParams, body: RefundBody },
     envelope: 'message',
+    answers: { 502: { description: 'The gateway refused the refund, or its outcome is unknown (the refund stays pending).', schema: RefundAnswer } },
     handler: async (ctx, { params, body }) => {
       const outcome = await refundOrder(ctx, params.order_id, body.refund_info ?? {});
       return new Reply(outcome.answer, outcome.status);

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { Id, ID_DIGITS_OR_BLANK } from '../../core/schema';
 import { CHARGE_TYPES } from './ledger';
 
 /** `{order}` path parameter of mark-as-paid. */
-export const MarkPaidParams = Type.Object({ order: Type.Integer({ minimum: 1 }) });
+export const MarkPaidParams = Type.Object({ order: Id() });
 
 /** `{order_id}` path parameter of refund. */
-export const RefundParams = Type.Object({ order_id: Type.Integer({ minimum: 1 }) });
+export const RefundParams = Type.Object({ order_id: Id() });
 
 /** Spec: all optional. `payment_method` defaults to the order's, then `offline`; `transaction_type` to `charge`. */
 export const MarkPaidBody = Type.Object({
@@ -29,7 +30,7 @@ export const RefundBody = Type.Object({
   refund_info: Type.Optional(
     Type.Object({
       transaction_id: Type.Optional(
-        Type.Union([Type.Integer({ minimum: 1 }), Type.String({ pattern: '^([1-9][0-9]{0,15})?$' })], {
+        Type.Union([Id(), Type.String({ pattern: ID_DIGITS_OR_BLANK })], {
           messages: {
             integer: 'The transaction ID must be an integer.',
             regex: 'The transaction ID must be an integer.',
@@ -44,3 +45,7 @@ export const RefundBody = Type.Object({
     }),
   ),
 });
+
+const RefundPart = Type.Object({ status: Type.String(), message: Type.Optional(Type.String()) });
+/** The refund's answer, also when the gateway refused it or did not answer (502). */
+export const RefundAnswer = Type.Object({ fluent_cart_refund: RefundPart, gateway_refund: RefundPart, subscription_cancel: RefundPart });

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery } from '../../core/list';
-import { oneOf } from '../../core/schema';
+import { clamped } from '../../core/page';
+import { Id, oneOf } from '../../core/schema';
 
 /** The order list views of the spec ("Order and payment status values"). */
 export const ORDER_LIST_VIEWS = [
@@ -71,12 +72,12 @@ export const OrderListQuery = listQuery({
     ),
   ),
   /** Orders always included in the answer whatever the filters (e.g. the current value of a picker). */
-  include_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 200 })),
+  include_ids: Type.Optional(Type.Array(Id(), { maxItems: 200 })),
   /** `limit` + `offset` address rows directly instead of `page` + `per_page` (clamped like them). */
-  limit: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
-  offset: Type.Optional(Type.Union([Type.Integer(), Type.String()])),
+  limit: Type.Optional(clamped()),
+  offset: Type.Optional(clamped()),
 });
 export type OrderListInput = Static<typeof OrderListQuery>;
 
 /** `{order_id}` path parameter. */
-export const OrderParams = Type.Object({ order_id: Type.Integer({ minimum: 1 }) });
+export const OrderParams = Type.Object({ order_id: Id() });

@@ -19,7 +19,7 @@ import {
   type RefundMeta,
   type TransactionRow,
 } from './ledger';
-import { presentOrder, type OrderRow } from './presenter';
+import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { REFUNDABLE_PAYMENT_STATUSES, paymentStatusOf, type PaymentStatus } from './state';
 
 export interface RefundInput {

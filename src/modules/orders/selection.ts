@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { lockForUpdate } from '../../core/db';
-import type { OrderRow } from './presenter';
+import type { OrderRow } from '../order-records/presenter';
 
 /** The selected orders of a bulk action, locked in id order (so concurrent bulk actions cannot deadlock), and the ids that do not exist. */
 export async function lockOrders(trx: Knex.Transaction, ids: number[]): Promise<{ rows: OrderRow[]; missing: number[] }> {

@@ -25,9 +25,6 @@ export type OrderType = (typeof ORDER_TYPES)[number];
 export const FULFILLMENT_TYPES = ['digital', 'physical'] as const;
 export type FulfillmentType = (typeof FULFILLMENT_TYPES)[number];
 
-/** Payment statuses that make an order a purchase (both spellings the spec and the reference use). */
-export const PURCHASE_PAYMENT_STATUSES = ['paid', 'partially_paid', 'partially-paid', 'partially_refunded', 'partially-refunded', 'refunded'] as const;
-
 /** Orders that may be deleted: nothing was paid, or the order was given up (issue 5). */
 export const DELETABLE = { orderStatuses: ['canceled', 'on-hold', 'draft', 'pending', 'failed'], paymentStatuses: ['pending', 'failed'] } as const;
 

@@ -1,8 +1,9 @@
 /** The order-writing bodies read into checked values: the order columns, the discount object, the shipping entries. */
 import type { FieldErrors } from '../../core/errors';
+import { ownEntry } from '../../core/lookup';
 import { centsToDecimal, parseDecimalToCents } from '../../core/money';
 import { isTimeZone, zonedToUtc } from '../../core/time';
-import type { OrderRow } from './presenter';
+import type { OrderRow } from '../order-records/presenter';
 import { FULFILLMENT_TYPES, ORDER_STATUSES, ORDER_TYPES, PAYMENT_STATUS_ALIASES, type OrderStatus, type OrderType, type PaymentStatus } from './state';
 import type { ManualDiscount } from './totals';
 import type { CreateOrderBody, DiscountInput, ShippingEntryInput, UpdateOrderBody } from './write-schemas';
@@ -66,7 +67,7 @@ function timestampField(value: string | null | undefined, field: string, errors:
 
 /** The body's order columns, each checked; problems go to `errors`. */
 export function readFields(body: CreateOrderBody | UpdateOrderBody, paymentStatuses: readonly string[], errors: FieldErrors): OrderFields {
-  const paymentStatus = body.payment_status === undefined ? undefined : (PAYMENT_STATUS_ALIASES[body.payment_status] ?? body.payment_status);
+  const paymentStatus = body.payment_status === undefined ? undefined : (ownEntry(PAYMENT_STATUS_ALIASES, body.payment_status) ?? body.payment_status);
   oneOf(body.fulfillment_type, FULFILLMENT_TYPES, 'fulfillment_type', errors);
   const currency = body.currency?.trim().toUpperCase();
   if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) errors.currency = { currency: 'The currency field must be a valid ISO 4217 code.' };
@@ -89,13 +90,15 @@ export function readFields(body: CreateOrderBody | UpdateOrderBody, paymentStatu
   };
 }
 
+const DISCOUNT_KINDS = { fixed: 'fixed', amount: 'fixed', percentage: 'percentage', percent: 'percentage' } as const;
+
 /**
  * The discount object: `fixed` (or `amount`) takes `value` cents, `percentage` (or `percent`) takes `value` percent
  * with up to two decimals. Without a value (or with 0) there is no discount.
  */
 export function readDiscount(input: DiscountInput | null | undefined, errors: FieldErrors): { discount: ManualDiscount | null; stored: StoredDiscount | null } {
   if (!input || input.value === undefined || input.value === '') return { discount: null, stored: null };
-  const kind = ({ fixed: 'fixed', amount: 'fixed', percentage: 'percentage', percent: 'percentage' } as const)[String(input.type ?? '').toLowerCase()];
+  const kind = ownEntry(DISCOUNT_KINDS, String(input.type ?? '').toLowerCase());
   const meta = { label: input.label ?? '', reason: input.reason ?? '', action: input.action ?? '' };
   if (!kind) {
     errors['discount.type'] = { in: 'The discount type must be fixed or percentage.' };

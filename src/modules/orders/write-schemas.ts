@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Cents, Id, IntegerIn, MAX_INT } from '../../core/schema';
 
 /**
  * Bodies of `POST /orders`, `POST /orders/{order_id}` and `POST /orders/calculate-shipping` (spec: "Create-order body",
@@ -10,12 +11,12 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 const nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 const text = (maxLength: number) => Type.String({ maxLength });
-const id = () => Type.Integer({ minimum: 1 });
+const id = () => Id();
 const open = { additionalProperties: true } as const;
 
 /** Bounds that keep every sum of an order a safe integer (250 lines × 10,000 × 9,999,999.99 < 2^53). */
 export const LIMITS = { items: 250, quantity: 10_000, unitPrice: 999_999_999, shippingEntries: 50, cents: 999_999_999_999 } as const;
-const cents = (maximum: number = LIMITS.cents) => Type.Integer({ minimum: 0, maximum });
+const cents = (maximum: number = LIMITS.cents) => Cents(maximum);
 
 /**
  * One order line. `variation_id` names the variation; without it `id` does (as in calculate-shipping). On update, an
@@ -26,7 +27,7 @@ export const OrderItemInput = Type.Object(
   {
     id: Type.Optional(id()),
     variation_id: Type.Optional(id()),
-    quantity: Type.Integer({ minimum: 1, maximum: LIMITS.quantity }),
+    quantity: IntegerIn(1, LIMITS.quantity),
     unit_price: Type.Optional(cents(LIMITS.unitPrice)),
     price: Type.Optional(cents(LIMITS.unitPrice)),
   },
@@ -69,10 +70,10 @@ export const AppliedCouponInput = Type.Object(
     stackable: Type.Union([Type.Literal(0), Type.Literal(1)], {
       messages: { in: 'The stackable field must be 0 or 1.', numeric: 'The stackable field must be 0 or 1.' },
     }),
-    priority: Type.Optional(Type.Integer()),
-    max_uses: Type.Optional(nullable(Type.Integer({ minimum: 0 }))),
-    use_count: Type.Optional(Type.Integer({ minimum: 0 })),
-    max_per_customer: Type.Optional(nullable(Type.Integer({ minimum: 1 }))),
+    priority: Type.Optional(IntegerIn(-MAX_INT - 1, MAX_INT)),
+    max_uses: Type.Optional(nullable(IntegerIn(0, MAX_INT))),
+    use_count: Type.Optional(IntegerIn(0, MAX_INT)),
+    max_per_customer: Type.Optional(nullable(IntegerIn(1, MAX_INT))),
     min_purchase_amount: Type.Optional(nullable(cents())),
     max_discount_amount: Type.Optional(nullable(cents())),
     notes: Type.Optional(nullable(text(100))),
@@ -137,7 +138,7 @@ export const OrderIdParams = Type.Object({ order_id: id() });
 
 export const CalculateShippingBody = Type.Object(
   {
-    order_items: Type.Array(Type.Object({ id: id(), quantity: Type.Integer({ minimum: 1, maximum: LIMITS.quantity }) }, open), {
+    order_items: Type.Array(Type.Object({ id: id(), quantity: IntegerIn(1, LIMITS.quantity) }, open), {
       minItems: 1,
       maxItems: LIMITS.items,
       messages: { min: 'The order items field must have at least one item.' },

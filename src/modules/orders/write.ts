@@ -19,7 +19,7 @@ import type { CustomerRecord } from '../customers/types';
 import { isUniqueViolation, throwIfAny } from '../products/validation';
 import { getStoreSettings } from '../settings/store-settings';
 import { markPaidInTransaction } from './payments';
-import { presentOrder, type Order, type OrderRow } from './presenter';
+import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
 import { PAYMENT_STATUSES, SETTLED_PAYMENT_STATUSES, paymentStatusOf, type OrderStatus, type PaymentStatus } from './state';
 import { applyTax, calculateTotals, NO_TAX, type ManualDiscount, type OrderTax, type OrderTotals, type TaxAddress } from './totals';
 import { rejectionErrors, resolveCoupons, saveAppliedCoupons, type AppliedCouponEntry, type AppliedRow, type ResolvedCoupons } from './write-coupons';

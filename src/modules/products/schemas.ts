@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { listQuery } from '../../core/list';
-import { oneOf } from '../../core/schema';
+import { Cents, Id, IntegerIn, MAX_INT, oneOf } from '../../core/schema';
 import { BILLING_INTERVALS, FULFILLMENT_TYPES, PAYMENT_TYPE_INPUTS, PRODUCT_STATUSES, VARIATION_STATUSES } from './types';
 
 /** Slugs are ASCII so that their uniqueness is the same under SQLite's binary and MySQL's case/accent-insensitive collations. */
@@ -14,7 +14,7 @@ const slug = (maxLength: number) =>
   });
 
 /** Money: integer cents, never a float. */
-const cents = () => Type.Integer({ minimum: 0 });
+const cents = () => Cents();
 const nullableCents = () => Type.Union([cents(), Type.Null()]);
 
 const VariationFields = {
@@ -26,11 +26,11 @@ const VariationFields = {
   manage_stock: Type.Optional(
     Type.Union([Type.Boolean({ messages: { boolean: 'The manage stock field must be true, false, 0 or 1.' } }), Type.Literal(0), Type.Literal(1)]),
   ),
-  stock_quantity: Type.Optional(Type.Integer({ minimum: 0 })),
+  stock_quantity: Type.Optional(IntegerIn(0, MAX_INT)),
   payment_type: Type.Optional(oneOf(PAYMENT_TYPE_INPUTS)),
   billing_interval: Type.Optional(Type.Union([oneOf(BILLING_INTERVALS), Type.Null()])),
-  trial_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 365 })),
-  bill_times: Type.Optional(Type.Integer({ minimum: 0 })),
+  trial_days: Type.Optional(IntegerIn(0, 365)),
+  bill_times: Type.Optional(IntegerIn(0, MAX_INT)),
   signup_fee: Type.Optional(cents()),
   tax_class: Type.Optional(
     Type.Union([
@@ -39,14 +39,14 @@ const VariationFields = {
     ]),
   ),
   shipping_class: Type.Optional(Type.Union([Type.String({ maxLength: 50 }), Type.Null()])),
-  position: Type.Optional(Type.Integer({ minimum: 0 })),
+  position: Type.Optional(IntegerIn(0, MAX_INT)),
   status: Type.Optional(oneOf(VARIATION_STATUSES)),
 };
 
 export const VariationBody = Type.Object(VariationFields);
 export const VariationPatch = Type.Partial(VariationBody);
 
-const categoryIds = () => Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100 });
+const categoryIds = () => Type.Array(Id(), { maxItems: 100 });
 
 export const ProductBody = Type.Object({
   title: Type.String({ minLength: 1, maxLength: 255 }),
@@ -75,15 +75,15 @@ export const ProductListQuery = listQuery({
   status: Type.Optional(oneOf(PRODUCT_STATUSES)),
   fulfillment_type: Type.Optional(oneOf(FULFILLMENT_TYPES)),
   payment_type: Type.Optional(oneOf(PAYMENT_TYPE_INPUTS)),
-  category_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  category_id: Type.Optional(Id()),
 });
 
-export const VariationParams = Type.Object({ id: Type.Integer({ minimum: 1 }), variation_id: Type.Integer({ minimum: 1 }) });
+export const VariationParams = Type.Object({ id: Id(), variation_id: Id() });
 
 export const CategoryBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 191 }),
   slug: Type.Optional(slug(191)),
-  parent_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  parent_id: Type.Optional(Type.Union([Id(), Type.Null()])),
 });
 
 export const CategoryPatch = Type.Partial(CategoryBody);

@@ -1,5 +1,5 @@
 import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
-import { oneOf } from '../../core/schema';
+import { IntegerIn, MAX_ID, oneOf } from '../../core/schema';
 import { CHECKOUT_FIELDS } from './types';
 const text = (max = 255) => Type.String({ maxLength: max });
 
@@ -20,7 +20,7 @@ export const StoreSettingsPatch = Type.Partial(
       currency_position: oneOf(['before', 'after', 'before_space', 'after_space']),
       thousand_separator: Type.String({ maxLength: 1 }),
       decimal_separator: Type.String({ minLength: 1, maxLength: 1 }),
-      decimals: Type.Integer({ minimum: 0, maximum: 2 }),
+      decimals: IntegerIn(0, 2),
       name_mode: oneOf(['full', 'separate']),
       checkout_fields: Type.Partial(
         Type.Object(Object.fromEntries(CHECKOUT_FIELDS.map((f) => [f, FieldRule])) as Record<string, TSchema>, { additionalProperties: false }),
@@ -29,12 +29,12 @@ export const StoreSettingsPatch = Type.Partial(
       terms_url: text(2048),
       account_creation: oneOf(['never', 'user_choice', 'always']),
       invoice_prefix: Type.String({ maxLength: 20, pattern: '^[A-Za-z0-9_#/-]*$' }),
-      min_receipt_number: Type.Integer({ minimum: 1 }),
+      min_receipt_number: IntegerIn(1, MAX_ID),
       early_payment_enabled: Type.Boolean(),
       vendor_id_editing_enabled: Type.Boolean(),
-      orders_per_page: Type.Integer({ minimum: 1, maximum: 200 }),
-      customers_per_page: Type.Integer({ minimum: 1, maximum: 199 }),
-      subscriptions_per_page: Type.Integer({ minimum: 1, maximum: 200 }),
+      orders_per_page: IntegerIn(1, 200),
+      customers_per_page: IntegerIn(1, 199),
+      subscriptions_per_page: IntegerIn(1, 200),
     },
     { additionalProperties: false },
   ),

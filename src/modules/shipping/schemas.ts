@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { oneOf } from '../../core/schema';
+import { Cents, Id, IntegerIn, oneOf } from '../../core/schema';
 import { CHARGE_TYPES, SHIPPING_METHOD_STATUSES } from './types';
 
 /** The largest amount a shipping field accepts: 100,000,000.00 in cents. */
@@ -9,8 +9,8 @@ const MAX_POSITION = 1_000_000;
 const flag = Type.Union([Type.Literal(0), Type.Literal(1)], {
   messages: { in: 'The is rest of world field must be 0 or 1.', numeric: 'The is rest of world field must be 0 or 1.' },
 });
-const cents = (extra: object = {}) => Type.Integer({ minimum: 0, maximum: MAX_SHIPPING_CENTS, ...extra });
-const position = Type.Integer({ minimum: 0, maximum: MAX_POSITION });
+const cents = () => Cents(MAX_SHIPPING_CENTS);
+const position = IntegerIn(0, MAX_POSITION);
 
 export const ZoneBody = Type.Object(
   {
@@ -38,7 +38,7 @@ export const ZonePatch = Type.Partial(ZoneBody, { additionalProperties: false })
 
 export const MethodBody = Type.Object(
   {
-    zone_id: Type.Integer({ minimum: 1 }),
+    zone_id: Id(),
     title: Type.String({ minLength: 1, maxLength: 191 }),
     charge_type: oneOf(CHARGE_TYPES),
     charge_amount: Type.Optional(cents()),
@@ -52,6 +52,6 @@ export const MethodBody = Type.Object(
 export const MethodPatch = Type.Partial(MethodBody, { additionalProperties: false });
 
 export const MethodListQuery = Type.Object({
-  zone_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  zone_id: Type.Optional(Id()),
   status: Type.Optional(oneOf(SHIPPING_METHOD_STATUSES)),
 });

@@ -1,11 +1,13 @@
 import countries from 'i18n-iso-countries';
 import type { Static } from '@sinclair/typebox';
 import type { Knex } from 'knex';
+import { addressRules } from '../../core/address';
 import { transaction, type Ctx } from '../../core/context';
 import { insertedId, parseJson } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
+import { isUniqueViolation } from '../products/validation';
 import { availableMethods, chargeFor, normalizeDestination, physicalTotals } from './calculator';
 import type { MethodBody, MethodListQuery, MethodPatch, ZoneBody, ZonePatch } from './schemas';
 import type { ChargeType, PricedShippingMethod, ShippingDestination, ShippingItem, ShippingMethod, ShippingMethodStatus, ShippingZone } from './types';
@@ -150,14 +152,44 @@ function checkZone(zone: ZoneFields): FieldErrors {
   return errors;
 }
 
-async function assertOneRestOfWorld(trx: Knex.Transaction, zone: ZoneFields, exceptId?: number): Promise<void> {
-  if (!zone.is_rest_of_world) return;
-  const query = trx(ZONES).where({ is_rest_of_world: 1 });
-  if (exceptId) query.whereNot('id', exceptId);
-  if (await query.first('id')) throw invalid('is_rest_of_world', 'unique', 'There is already a rest-of-world zone.');
+/**
+ * Each state (`US:CA`) must be one of its country's states in Google's libaddressinput data (the codes the address
+ * forms use): unknown codes, and states of a country that has none (`GB:ENG`), are refused.
+ */
+async function checkStates(zone: ZoneFields): Promise<FieldErrors> {
+  const unknown: string[] = [];
+  const stateless: string[] = [];
+  for (const state of zone.states) {
+    const country = state.slice(0, 2);
+    if (!zone.countries.includes(country)) continue;
+    const known = (await addressRules(country))?.states ?? [];
+    if (!known.length) stateless.push(state);
+    else if (!known.some((option) => option.value.toUpperCase() === state.slice(3))) unknown.push(state);
+  }
+  const errors: FieldErrors = {};
+  if (unknown.length) errors.states = { in: `Unknown states: ${unknown.join(', ')}. Use the state codes of the country, such as US:CA.` };
+  else if (stateless.length)
+    errors.states = { prohibited: `These countries have no states: ${stateless.join(', ')}. Leave the states out to cover the whole country.` };
+  return errors;
 }
 
-const zoneColumns = (zone: ZoneFields) => ({ ...zone, countries: JSON.stringify(zone.countries), states: JSON.stringify(zone.states) });
+/** `rest_of_world_key` is 1 on the rest-of-world zone and NULL elsewhere: its unique key allows one such zone. */
+const zoneColumns = (zone: ZoneFields) => ({
+  ...zone,
+  countries: JSON.stringify(zone.countries),
+  states: JSON.stringify(zone.states),
+  rest_of_world_key: zone.is_rest_of_world ? 1 : null,
+});
+
+/** Runs a zone's insert or update; a second rest-of-world zone (the unique key, also under parallel requests) is a 422. */
+async function oneRestOfWorld<T>(write: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error, ZONES, 'rest_of_world_key')) throw invalid('is_rest_of_world', 'unique', 'There is already a rest-of-world zone.');
+    throw error;
+  }
+}
 
 /** Every zone with its methods, in matching order (position, then id; the rest-of-world zone last). */
 export async function listZones(ctx: Ctx): Promise<ShippingZone[]> {
@@ -182,10 +214,10 @@ export async function createZone(ctx: Ctx, input: Static<typeof ZoneBody>): Prom
     position: input.position ?? 0,
   };
   refuse(checkZone(fields));
+  refuse(await checkStates(fields));
   return transaction(ctx, async (trx, afterCommit) => {
-    await assertOneRestOfWorld(trx, fields);
     const now = toTimestamp(ctx.clock.now());
-    const id = insertedId(await trx(ZONES).insert({ ...zoneColumns(fields), created_at: now, updated_at: now }));
+    const id = insertedId(await oneRestOfWorld(() => trx(ZONES).insert({ ...zoneColumns(fields), created_at: now, updated_at: now })));
     const zone = await findZone(trx, id);
     await recordActivity(trx, ctx, { object_type: 'shipping', object_id: id, title: 'Shipping zone created', content: zone.name }, afterCommit);
     afterCommit(() => ctx.hooks.doAction('store/shipping_zone/created', zone));
@@ -204,11 +236,13 @@ export async function updateZone(ctx: Ctx, id: number, input: Static<typeof Zone
       position: input.position ?? previous.position,
     };
     refuse(checkZone(fields));
-    await assertOneRestOfWorld(trx, fields, id);
+    refuse(await checkStates(fields));
     const changed = (Object.keys(fields) as Array<keyof ZoneFields>).filter((key) => JSON.stringify(fields[key]) !== JSON.stringify(previous[key]));
-    await trx(ZONES)
-      .where({ id })
-      .update({ ...zoneColumns(fields), updated_at: toTimestamp(ctx.clock.now()) });
+    await oneRestOfWorld(() =>
+      trx(ZONES)
+        .where({ id })
+        .update({ ...zoneColumns(fields), updated_at: toTimestamp(ctx.clock.now()) }),
+    );
     const zone = await findZone(trx, id);
     await recordActivity(
       trx,

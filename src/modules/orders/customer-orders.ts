@@ -1,25 +1,20 @@
+/**
+ * A customer's orders, as the customer routes (`/customers/{id}/orders`, `/customers/{id}/order`) show them: the
+ * admin's page with search, views and filters, the portal's summaries, and every order with its items.
+ */
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import { whereContains } from '../../core/db';
 import { runList, type ListSpec } from '../../core/list';
 import { paginate, readPage, type Page } from '../../core/page';
-import { ownedBy } from './owner';
-import { applyAdvancedFilters, parseAdvancedFilters } from './filters';
-import { applyOrderView, ORDER_PROPERTIES, ORDER_SORTABLE } from '../orders/list';
-import type { OrderView } from './schemas';
-import { presentOrder, presentOrderItem, presentOrderSummary, type OrderRow } from '../orders/presenter';
-
-/** Orders of many customers at once (newest first): customer id → orders. */
-export async function ordersByCustomer(db: Knex | Knex.Transaction, customerIds: number[]): Promise<Map<number, ReturnType<typeof presentOrder>[]>> {
-  const out = new Map<number, ReturnType<typeof presentOrder>[]>(customerIds.map((id) => [id, []]));
-  if (!customerIds.length) return out;
-  const rows = (await db('store_orders').whereIn('customer_id', customerIds).orderBy('id', 'desc')) as OrderRow[];
-  for (const row of rows) out.get(Number(row.customer_id))?.push(presentOrder(row));
-  return out;
-}
+import { applyAdvancedFilters, parseAdvancedFilters } from '../customers/filters';
+import { ownedBy } from '../customers/owner';
+import type { OrderView } from '../customers/schemas';
+import { presentOrder, presentOrderItem, presentOrderSummary, type OrderRow } from '../order-records/presenter';
+import { applyOrderView, ORDER_PROPERTIES, ORDER_SORTABLE } from './list';
 
 /** Items of many orders at once; `signup_fee` lines are left out (the `filtered_order_items` of the reference). */
-export async function filteredItemsByOrder(db: Knex | Knex.Transaction, orderIds: number[]): Promise<Map<number, ReturnType<typeof presentOrderItem>[]>> {
+async function filteredItemsByOrder(db: Knex | Knex.Transaction, orderIds: number[]): Promise<Map<number, ReturnType<typeof presentOrderItem>[]>> {
   const out = new Map<number, ReturnType<typeof presentOrderItem>[]>(orderIds.map((id) => [id, []]));
   if (!orderIds.length) return out;
   const rows = (await db('store_order_items')

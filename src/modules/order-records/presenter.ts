@@ -1,3 +1,7 @@
+/**
+ * Order rows as the API shows them. A read model shared by the orders module and the customers module (whose answers
+ * embed a customer's orders), so that imports between the two run one way: orders → customers, both → here.
+ */
 import { parseJson } from '../../core/db';
 import { formatFullAddress } from '../../core/address';
 
