@@ -172,7 +172,7 @@ async function run(host: Host, ctx: Ctx, { def, validate }: Variant, request: Re
   try {
     if (request.inputError) throw fail(request.inputError.code, request.inputError.message, { status: request.inputError.status });
     for (const rule of ([] as RateLimitRule[]).concat(def.rateLimit ?? [])) await ctx.limits.consume(ctx, rule);
-    const input = validate({ params: request.params, query: request.query, body: request.body });
+    const input = validate({ params: request.params, query: request.query, body: request.body, bodyIsForm: request.bodyIsForm });
     const result = await def.handler(ctx, input as RouteInputOf<RouteSchemas>);
     return result instanceof Reply ? { status: result.status, body: result.body, headers: result.headers } : { body: result };
   } catch (error) {

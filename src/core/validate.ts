@@ -189,6 +189,8 @@ export interface RouteInput {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
   body: unknown;
+  /** A form-encoded body is text, coerced like the query; a JSON body is taken as sent. */
+  bodyIsForm?: boolean;
 }
 
 type Part = keyof RouteSchemas;
@@ -196,14 +198,18 @@ type Part = keyof RouteSchemas;
 /** Compiles a route's schemas once, at start-up; the returned function validates (and coerces) one request. */
 export function compileValidator(schemas: RouteSchemas): (input: RouteInput) => RouteInput {
   const compiled: Array<[Part, ValidateFunction]> = [];
-  for (const part of ['params', 'query', 'body'] as const) {
+  for (const part of ['params', 'query'] as const) {
     const schema = schemas[part];
-    if (schema) compiled.push([part, (part === 'body' ? strict : coercing).compile(withSafeNumbers(schema) as TSchema)]);
+    if (schema) compiled.push([part, coercing.compile(withSafeNumbers(schema) as TSchema)]);
   }
+  const body = schemas.body && (withSafeNumbers(schemas.body) as TSchema);
+  const jsonBody = body && strict.compile(body);
+  const formBody = body && coercing.compile(body);
   return (input) => {
     const out: RouteInput = { params: { ...input.params }, query: { ...input.query }, body: input.body };
     let errors: FieldErrors = {};
-    for (const [part, validate] of compiled) {
+    const validators = compiled.concat(jsonBody && formBody ? [['body', input.bodyIsForm ? formBody : jsonBody]] : []);
+    for (const [part, validate] of validators) {
       if (part === 'body' && out.body === undefined) out.body = {};
       if (!validate(out[part])) errors = { ...toFieldErrors(validate.errors ?? []), ...errors };
     }

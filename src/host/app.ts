@@ -116,7 +116,7 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
 
     const who = await authenticate(req, query, users, nonces);
     if (!who.ok) return send(res, wpError(who.status, who.code, who.message));
-    const { body, error: bodyError } = readBody(req);
+    const { body, form, error: bodyError } = readBody(req);
     const request: RestRequest = {
       method,
       path: matched.path,
@@ -124,6 +124,7 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
       params: matched.params,
       query,
       body,
+      bodyIsForm: form,
       inputError: refused ?? pathError(req.path) ?? queryError ?? bodyError,
       rawBody: Buffer.isBuffer(req.body) ? req.body : null,
       headers: req.headers,

@@ -199,6 +199,8 @@ export interface RestRequest {
   query: Record<string, unknown>;
   /** Parsed body (JSON or form); undefined when none was sent. */
   body: unknown;
+  /** The body was form-encoded: its values are text, so the route coerces them to the schema's types as it does a query. */
+  bodyIsForm: boolean;
   /**
    * Set when the HTTP layer could not read the request (a body that is not JSON, too large or too deep, an unsupported
    * Content-Encoding, malformed percent-encoding, a query string over its limits): the route answers this 4xx in its

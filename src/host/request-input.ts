@@ -105,32 +105,36 @@ export function jsonDeeperThan(text: string, limit: number): boolean {
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)/i;
 
 /** The body (JSON or form-encoded, UTF-8) the raw body parser read, or why it is refused. */
-export function readBody(req: Request): { body: unknown; error: InputError | null } {
+export function readBody(req: Request): { body: unknown; form: boolean; error: InputError | null } {
   const raw = req.body as unknown;
-  if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: undefined, error: null };
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: undefined, form: false, error: null };
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   const charset = CHARSET.exec(type)?.[1];
   if (charset && charset !== 'utf-8' && charset !== 'utf8' && charset !== 'us-ascii') {
-    return { body: undefined, error: NOT_UTF8 };
+    return { body: undefined, form: false, error: NOT_UTF8 };
   }
   if (type.includes('multipart/form-data')) {
-    return { body: undefined, error: refusal(415, 'rest_invalid_request', 'Multipart bodies are not supported: send JSON or a form-encoded body.') };
+    return {
+      body: undefined,
+      form: false,
+      error: refusal(415, 'rest_invalid_request', 'Multipart bodies are not supported: send JSON or a form-encoded body.'),
+    };
   }
   const text = raw.toString('utf8');
   if (type.includes('application/x-www-form-urlencoded')) {
     try {
-      return { body: qs.parse(text, FORM_OPTIONS), error: null };
+      return { body: qs.parse(text, FORM_OPTIONS), form: true, error: null };
     } catch (error) {
-      return { body: undefined, error: qsRefusal(error, 'form body', FORM_LIMITS) };
+      return { body: undefined, form: false, error: qsRefusal(error, 'form body', FORM_LIMITS) };
     }
   }
   if (jsonDeeperThan(text, MAX_BODY_DEPTH)) {
-    return { body: undefined, error: refusal(400, 'rest_invalid_request', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`) };
+    return { body: undefined, form: false, error: refusal(400, 'rest_invalid_request', `The request body is nested more than ${MAX_BODY_DEPTH} levels deep.`) };
   }
   try {
-    return { body: JSON.parse(text), error: null };
+    return { body: JSON.parse(text), form: false, error: null };
   } catch {
-    return { body: undefined, error: refusal(400, 'rest_invalid_json', 'The request body is not valid JSON.') };
+    return { body: undefined, form: false, error: refusal(400, 'rest_invalid_json', 'The request body is not valid JSON.') };
   }
 }
 

@@ -102,6 +102,18 @@ describe('shipping', () => {
     }));
 
   describe('POST /shipping/zones', () => {
+    it('takes a form-encoded body: its text values are coerced to the schema types, a JSON body is not', async () => {
+      const form = await api().post(`${BASE}/shipping/zones`).type('form').send('name=Form%20zone&countries[]=de&position=3');
+      expect(form.status).toBe(200);
+      expect(form.body.zone).toMatchObject({ name: 'Form zone', countries: ['DE'], position: 3 });
+      const json = await api().post(`${BASE}/shipping/zones`).send({ name: 'JSON zone', position: '3' });
+      expect(json.status).toBe(422);
+      expect(json.body.errors).toEqual({ position: { integer: expect.any(String) } });
+      const bad = await api().post(`${BASE}/shipping/zones`).type('form').send('name=Bad&position=three');
+      expect(bad.status).toBe(422);
+      expect(await app.database.db('store_shipping_zones').whereIn('name', ['JSON zone', 'Bad']).count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+
     it('creates a zone: codes upper-cased and de-duplicated, logged, store/shipping_zone/created fired', async () => {
       let res: import('supertest').Response | undefined;
       const fired = await recordHooks(async () => {

@@ -173,7 +173,7 @@ function operation(
       requestBody: {
         required: body.required,
         description:
-          'JSON, or form-encoded with qs brackets (`name[]=a&name[]=b`, `name[key]=value`). Bodies are not coerced: form values are strings, so number and boolean fields need JSON.',
+          'JSON, or form-encoded with qs brackets (`name[]=a&name[]=b`, `name[key]=value`). Form values are text and are coerced to the schema types as query values are; JSON values are taken as sent.',
         content: { [JSON_TYPE]: { schema: schemaRef(`${pascal(id)}Body`) }, [FORM_TYPE]: { schema: schemaRef(`${pascal(id)}Body`) } },
       },
     }),
