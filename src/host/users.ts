@@ -31,6 +31,10 @@ export function nicenameOf(login: string): string {
   );
 }
 
+/** `users.display_name` holds 250 characters; a name built from a first and a last name (255 each) is cut to fit. */
+const DISPLAY_NAME_MAX = 250;
+const fitDisplayName = (name: string) => Array.from(name).slice(0, DISPLAY_NAME_MAX).join('').trimEnd();
+
 export class UserError extends Error {
   constructor(
     readonly code: 'existing_user_login' | 'existing_user_email' | 'invalid_user' | 'invalid_role',
@@ -102,7 +106,7 @@ export class UserStore implements Users {
         login,
         email,
         password_hash,
-        display_name: input.display_name ?? ([input.first_name, input.last_name].filter(Boolean).join(' ') || login),
+        display_name: fitDisplayName(input.display_name ?? ([input.first_name, input.last_name].filter(Boolean).join(' ') || login)),
         nicename: nicenameOf(login),
         first_name: input.first_name ?? '',
         last_name: input.last_name ?? '',
@@ -123,6 +127,7 @@ export class UserStore implements Users {
       const taken = await this.db('users').where({ email: changes.email }).whereNot({ id }).first('id');
       if (taken) throw new UserError('existing_user_email', 'Sorry, that email address is already used!');
     }
+    if (fields.display_name !== undefined) changes.display_name = fitDisplayName(fields.display_name);
     if (password !== undefined) changes.password_hash = await hashPassword(password);
     if (Object.keys(changes).length) {
       const updated = await this.db('users').where({ id }).update(changes);

@@ -373,6 +373,19 @@ describe('customer profile', () => {
       expect((await update({ first_name: 'Georgina', last_name: 'Smith', email: 'georgina.smith@example.com' })).status).toBe(200);
     });
 
+    it('long names (255 characters each, emoji included): the display name is cut to the 250 characters its column holds', async () => {
+      const first = 'G'.repeat(255);
+      const last = '😀'.repeat(255);
+      const res = await update({ first_name: first, last_name: last, email: 'georgina.smith@example.com' });
+      expect(res.status).toBe(200);
+      const user = await app.host.users.findById(gina.user.id);
+      expect(user).toMatchObject({ first_name: first, last_name: last, display_name: first.slice(0, 250) });
+      // The next change is logged under that long name: the activity keeps the 191 characters its column holds.
+      expect((await update({ first_name: 'Georgina', last_name: 'Smith', email: 'georgina.smith@example.com' })).status).toBe(200);
+      const activity = await db()('store_activities').where({ object_type: 'customer', object_id: ginaId }).orderBy('id', 'desc').first('created_by');
+      expect(activity.created_by).toBe(first.slice(0, 191));
+    });
+
     it.each([
       ['a missing email', {}, 'email', 'required', 'The email field is required.'],
       ['an empty email', { email: '' }, 'email', 'required', 'The email field is required.'],

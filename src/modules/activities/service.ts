@@ -52,7 +52,10 @@ export async function recordActivity(trx: Knex.Transaction, ctx: Ctx, entry: Act
     content: entry.content ?? '',
     status: entry.status ?? 'info',
     user_id: ctx.user?.id ?? null,
-    created_by: ctx.user?.display_name ?? 'System',
+    // The column holds 191 characters; a display name may have 250.
+    created_by: Array.from(ctx.user?.display_name ?? 'System')
+      .slice(0, 191)
+      .join(''),
     created_at: toTimestamp(ctx.clock.now()),
   };
   const activity: Activity = { id: insertedId(await trx('store_activities').insert(row)), ...row };
