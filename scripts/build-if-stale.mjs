@@ -2,6 +2,9 @@
 // Compiles the project (tsc -p tsconfig.build.json) only when a source changed since the last build, so
 // `npm start` and `npm run cli` start at once. Plain JavaScript: it runs before anything is compiled.
 //   --warn-only  report a failed build but exit 0 (`prepare`: a type error must not fail `npm install`)
+//   --force      build even when nothing changed (`npm run build`)
+// A build starts from an empty dist/: tsc never deletes the output of a removed or renamed source, and a stale
+// compiled migration left there would still run.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -13,6 +16,7 @@ const SOURCES = ['src', 'migrations', 'hooks', 'bench', 'scripts'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 const stamp = path.join(root, 'dist', '.build-stamp');
 const warnOnly = process.argv.includes('--warn-only');
+const force = process.argv.includes('--force');
 
 /**
  * The newest change among the compiled inputs: every `.ts` file and the folders holding them (a folder's mtime
@@ -51,7 +55,7 @@ const sources = Math.max(
     .map(newestChange),
   ...CONFIGS.map((file) => fs.statSync(path.join(root, file)).mtimeMs),
 );
-if (builtAt() >= sources) process.exit(0);
+if (!force && builtAt() >= sources) process.exit(0);
 
 let tsc;
 try {
@@ -66,6 +70,7 @@ try {
 
 // The stamp gets the time the build started: a file saved while tsc runs is compiled again next time.
 const started = new Date();
+fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
 const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
 if (result.status !== 0) finish(`tsc failed (exit ${result.status ?? result.signal}); see the errors above`);
 fs.writeFileSync(stamp, '');
