@@ -1,4 +1,4 @@
-import { AUTH_TWISTS, type AuthTwist } from './hostile-values';
+import { BREAKING_BASIC_TWISTS, BREAKING_COOKIE_TWISTS, type AuthTwist } from './hostile-values';
 import type { Caller, FuzzCase } from './requests';
 
 /** What a caller sends to authenticate; the cookie caller's session is renewed between batches. */
@@ -91,9 +91,9 @@ function applyTwist(headers: Record<string, string>, twist: AuthTwist, app: { lo
 }
 
 /** Twists after which a request carries no valid credentials, whatever the caller (the twisted header wins). */
-const BREAKING_BASIC: AuthTwist[] = AUTH_TWISTS.slice(0, AUTH_TWISTS.indexOf('nonce-garbage')).filter((twist) => twist !== 'lowercase-scheme');
+const BREAKING_BASIC: readonly AuthTwist[] = BREAKING_BASIC_TWISTS;
 /** Twists that break a cookie caller's credentials (a Basic caller does not send its nonce or cookie for anything). */
-const BREAKING_COOKIE: AuthTwist[] = ['nonce-garbage', 'nonce-empty', 'nonce-missing', 'nonce-in-query-garbage', 'nonce-long', 'cookie-garbage'];
+const BREAKING_COOKIE: readonly AuthTwist[] = BREAKING_COOKIE_TWISTS;
 
 /**
  * Whether the request carries valid credentials: `valid`, `none` (anonymous, or broken by a twist), or `unclear`

@@ -226,8 +226,8 @@ export const RAW_QUERY_FRAGMENTS = [
   '=&&=&',
 ];
 
-/** Ways to break the credentials of a request (see `requests.ts` for how each applies to each caller). */
-export const AUTH_TWISTS = [
+/** Basic credentials broken so that no caller is authenticated by them. */
+export const BREAKING_BASIC_TWISTS = [
   'bad-base64',
   'empty-basic',
   'base64-garbage-appended',
@@ -238,15 +238,12 @@ export const AUTH_TWISTS = [
   'nul-in-login',
   'utf8-login',
   'bearer',
-  'lowercase-scheme',
   'long-header',
-  'nonce-garbage',
-  'nonce-empty',
-  'nonce-missing',
-  'nonce-in-query-garbage',
-  'nonce-long',
-  'cookie-garbage',
 ] as const;
+/** Cookie sessions broken: a wrong, empty or missing nonce, or a garbage cookie. */
+export const BREAKING_COOKIE_TWISTS = ['nonce-garbage', 'nonce-empty', 'nonce-missing', 'nonce-in-query-garbage', 'nonce-long', 'cookie-garbage'] as const;
+/** Ways to twist the credentials of a request (see `requests.ts` for how each applies to each caller); `lowercase-scheme` stays valid (HTTP schemes are case-insensitive). */
+export const AUTH_TWISTS = [...BREAKING_BASIC_TWISTS, 'lowercase-scheme', ...BREAKING_COOKIE_TWISTS] as const;
 export type AuthTwist = (typeof AUTH_TWISTS)[number];
 
 /** Ways to send a body: broken JSON, other content types, unknown encodings, wrong charsets, too large. */
