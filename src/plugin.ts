@@ -13,6 +13,7 @@ import { customerRoutes } from './modules/customers/routes';
 import { labelRoutes } from './modules/labels/routes';
 import { customerOrderRoutes } from './modules/orders/customer-order-routes';
 import { orderRoutes } from './modules/orders/routes';
+import { webhookRoutes } from './modules/payments/webhook-routes';
 import { productRoutes } from './modules/products/routes';
 import { settingsRoutes } from './modules/settings/routes';
 import { shippingRoutes } from './modules/shipping/routes';
@@ -21,6 +22,7 @@ import '../hooks';
 /** Every route of the store, module by module. */
 export const storeRoutes: RouteDef[] = [
   ...checkoutRoutes,
+  ...webhookRoutes,
   ...customerRoutes,
   ...customerOrderRoutes,
   ...addressRoutes,

@@ -1,3 +1,5 @@
+import currencyCodes from 'currency-codes';
+
 /** An integer number of cents; the only representation of money in the store. */
 export type Cents = number & { readonly __brand: 'Cents' };
 
@@ -79,4 +81,54 @@ export function mulDivRound(amount: number, num: number, den: number): Cents {
   const twice = (r < 0n ? -r : r) * 2n;
   const roundAway = twice >= (d < 0n ? -d : d);
   return cents(Number(roundAway ? q + (n < 0n !== d < 0n ? -1n : 1n) : q));
+}
+
+/** Digits after the decimal point of a currency (ISO 4217): 2 for USD, 0 for JPY, 3 for KWD; 2 when unknown. */
+export function minorUnits(currency: string): number {
+  const record = currencyCodes.code(currency.toUpperCase());
+  return record ? record.digits : 2;
+}
+
+/** How the store writes an amount: the settings' currency position and separators. */
+export interface MoneyFormat {
+  currency_position: 'before' | 'after' | 'before_space' | 'after_space';
+  thousand_separator: string;
+  decimal_separator: string;
+}
+
+function currencySymbol(currency: string): string {
+  const part = new Intl.NumberFormat('en', { style: 'currency', currency, currencyDisplay: 'narrowSymbol' })
+    .formatToParts(0)
+    .find((p) => p.type === 'currency');
+  return part?.value ?? currency;
+}
+
+const symbols = new Map<string, string>();
+
+/**
+ * An amount in minor units written for people: `$1,234.50`, `1.234,50 €`, `¥1,235`. The number of decimals is the
+ * currency's own (ISO 4217), so a zero-decimal currency never shows a fraction.
+ */
+export function formatMoney(amount: Cents | number, currency: string, format: MoneyFormat): string {
+  const code = currency.toUpperCase();
+  const decimal = centsToDecimal(Math.abs(amount), minorUnits(code));
+  const [whole, fraction] = decimal.split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, format.thousand_separator);
+  const number = fraction === undefined ? grouped : `${grouped}${format.decimal_separator}${fraction}`;
+  let symbol = symbols.get(code);
+  if (symbol === undefined) {
+    symbol = currencySymbol(code);
+    symbols.set(code, symbol);
+  }
+  const sign = amount < 0 ? '-' : '';
+  switch (format.currency_position) {
+    case 'before':
+      return `${sign}${symbol}${number}`;
+    case 'before_space':
+      return `${sign}${symbol} ${number}`;
+    case 'after':
+      return `${sign}${number}${symbol}`;
+    case 'after_space':
+      return `${sign}${number} ${symbol}`;
+  }
 }

@@ -15,6 +15,8 @@ export interface RouteInputOf<S extends RouteSchemas> {
   params: StaticOr<S['params'], Record<string, string>>;
   query: StaticOr<S['query'], Record<string, unknown>>;
   body: StaticOr<S['body'], unknown>;
+  /** The request as it arrived, for the routes that must see its exact bytes (signed gateway webhooks). */
+  raw: { body: Buffer | null; headers: Record<string, string | string[] | undefined> };
 }
 
 /** A success answer with a status or headers other than the default 200. */
@@ -173,7 +175,8 @@ async function run(host: Host, ctx: Ctx, { def, validate }: Variant, request: Re
     if (request.inputError) throw fail(request.inputError.code, request.inputError.message, { status: request.inputError.status });
     for (const rule of ([] as RateLimitRule[]).concat(def.rateLimit ?? [])) await ctx.limits.consume(ctx, rule);
     const input = validate({ params: request.params, query: request.query, body: request.body, bodyIsForm: request.bodyIsForm });
-    const result = await def.handler(ctx, input as RouteInputOf<RouteSchemas>);
+    const raw = { body: request.rawBody, headers: request.headers };
+    const result = await def.handler(ctx, { ...(input as Omit<RouteInputOf<RouteSchemas>, 'raw'>), raw });
     return result instanceof Reply ? { status: result.status, body: result.body, headers: result.headers } : { body: result };
   } catch (error) {
     return failure(host, def, error);

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Ctx } from '../core/context';
+import type { AfterCommit } from '../core/db';
 
 /** What a gateway call did: `success`, `failed` (the message says why), or `skipped` (nothing to do there). */
 export interface GatewayResult {
@@ -20,14 +22,73 @@ export interface GatewayTransaction {
   status: string;
 }
 
+/** What a checkout asks a gateway to collect: the order just placed and its pending charge. Amounts in minor units. */
+export interface PaymentRequest {
+  order: { id: number; uuid: string; currency: string; total_amount: number; mode: string };
+  /** The pending charge row the payment will settle. */
+  transaction: { id: number; uuid: string; total: number };
+  customer: { id: number; email: string; name: string };
+  items: Array<{ title: string; quantity: number; unit_price: number; line_total: number }>;
+  /** Where the shopper lands after paying (the receipt) and after giving up (back to checkout); `return_url` is the gateway's own return route. */
+  urls: { success_url: string; cancel_url: string; return_url: string };
+}
+
 /**
- * A payment method (DESIGN §6). Offline methods record only; online ones (Stripe, PayPal, added with checkout) call
- * their vendor. Amounts are integer cents.
+ * How the payment continues: the shopper is sent to the gateway (`redirect`), pays on the checkout page with a
+ * client secret (`onsite`), or pays outside the store later (`offline`). `vendor_charge_id` is the gateway's id of
+ * the payment (PaymentIntent, Checkout Session, PayPal order), stored on the pending charge.
+ */
+export type PaymentStart =
+  | { kind: 'redirect'; redirect_url: string; vendor_charge_id?: string }
+  | { kind: 'onsite'; client_secret: string; vendor_charge_id: string }
+  | { kind: 'offline' };
+
+/** A gateway notification as it arrived: the exact bytes (signatures cover them) and the headers. */
+export interface WebhookDelivery {
+  rawBody: Buffer;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** A notification whose signature checked out: its id (the idempotency key), type and payload. */
+export interface VerifiedEvent {
+  id: string;
+  type: string;
+  data: unknown;
+}
+
+/** Thrown by `verifyWebhook` for a forged, tampered, stale or unreadable notification: answered 400, nothing recorded. */
+export class WebhookRejected extends Error {}
+
+/** `GET /checkout/get-order-info?method=<key>`: what the checkout page needs to start this gateway's payment. */
+export interface OrderInfo {
+  status: string;
+  message: string;
+  data: unknown;
+  payment_args: Record<string, unknown>;
+}
+
+/**
+ * A payment method (DESIGN §6). Offline methods record only; online ones (Stripe, PayPal) call their vendor. Amounts
+ * are integer minor units. Every gateway stays registered whatever its `enabled` setting, so refunds, captures and
+ * webhooks of past payments always reach it; `availableAtCheckout` alone decides whether shoppers may choose it.
+ * The checkout methods are optional so extension gateways written for refunds only keep compiling.
  */
 export interface PaymentGateway {
   key: string;
   title: string;
-  capabilities: { refund: boolean; capture: boolean };
+  capabilities: { refund: boolean; capture: boolean; webhooks?: boolean };
+  /** Whether shoppers may pick it at checkout now (enabled, keys set); absent: never a checkout method. */
+  availableAtCheckout?(ctx: Ctx): Promise<boolean>;
+  /** Starts collecting the payment of a placed order; throws when the gateway did not answer or refused. */
+  startPayment?(ctx: Ctx, request: PaymentRequest): Promise<PaymentStart>;
+  getOrderInfo?(ctx: Ctx): Promise<OrderInfo>;
+  /** Checks a notification's signature (throws `WebhookRejected`); runs before anything is written. */
+  verifyWebhook?(ctx: Ctx, delivery: WebhookDelivery): Promise<VerifiedEvent>;
+  /**
+   * Applies a verified notification inside the caller's transaction, which also records the event id, so a
+   * notification delivered twice (or twice at once) is applied once. Returns what it did, for the event log.
+   */
+  applyWebhook?(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, event: VerifiedEvent): Promise<string>;
   /**
    * Gives `amount` cents of a charge back to the payer. Answer `failed` when the vendor refused (nothing was refunded);
    * throw only when the outcome is unknown (timeout, lost connection): the store then keeps the refund pending.

@@ -1,4 +1,5 @@
 import type { Ctx } from '../core/context';
+import { fail } from '../core/errors';
 import type { PaymentGateway } from './gateway';
 import { offlineGateway } from './offline';
 
@@ -9,13 +10,19 @@ const BUILT_IN: PaymentGateway[] = [
   offlineGateway('manual', 'Manual payment'),
 ];
 
-/** The gateways by key: the built-in ones plus those extensions add through `store/payment_gateways`. */
+/** The gateways by key: the built-in ones plus those extensions add through `store/payment_gateways`, enabled or not. */
 export function paymentGateways(ctx: Ctx): Map<string, PaymentGateway> {
   const all = ctx.hooks.applyFilters('store/payment_gateways', BUILT_IN);
   return new Map(all.map((gateway) => [gateway.key, gateway]));
 }
 
-/** The gateway of a payment method; an unknown method (or none) is treated as offline: recorded only. */
-export function gatewayFor(ctx: Ctx, method: string): PaymentGateway {
-  return paymentGateways(ctx).get(method) ?? offlineGateway(method || 'manual', method || 'Manual payment');
+/**
+ * The gateway of a payment method. A method no gateway answers for is treated as offline (recorded only) unless the
+ * transaction carries a gateway id: money that went through a gateway must go back through it, so that is an error.
+ */
+export function gatewayFor(ctx: Ctx, method: string, vendorChargeId = ''): PaymentGateway {
+  const gateway = paymentGateways(ctx).get(method);
+  if (gateway) return gateway;
+  if (vendorChargeId) throw fail('invalid_state', `The payment gateway "${method}" of this transaction is not available.`, { status: 400 });
+  return offlineGateway(method || 'manual', method || 'Manual payment');
 }

@@ -335,6 +335,12 @@ export interface Mailer {
   send(message: MailMessage): Promise<{ messageId: string }>;
 }
 
+/** The plugin's HTML templates (eta, under the manifest's `templates` folder). */
+export interface Views {
+  /** Renders `<templates>/<name>.eta` with `data` as `it`; interpolations are HTML-escaped. */
+  render(name: string, data: Record<string, unknown>): string;
+}
+
 export interface Clock {
   now(): Date;
 }
@@ -398,6 +404,7 @@ export interface Host {
   options: Options;
   jobs: Jobs;
   mailer: Mailer;
+  views: Views;
   clock: Clock;
   logger: Logger;
   site: Site;

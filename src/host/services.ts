@@ -18,6 +18,7 @@ import { readManifest } from './plugin-loader';
 import { registerHostRoles } from './roles';
 import { RouteTable } from './router';
 import { UserStore } from './users';
+import { createViews } from './views';
 
 export interface HostOverrides {
   clock?: Clock;
@@ -98,6 +99,7 @@ export async function createHostServices(config: HostConfig, overrides: HostOver
     options,
     jobs,
     mailer,
+    views: createViews(path.join(packageRoot, manifest.templates)),
     clock,
     logger,
     site,

@@ -19,7 +19,7 @@ function fakeGateway() {
       calls.push({ transaction, amount });
       if (state.mode === 'throw') throw new Error('socket hang up');
       if (state.mode === 'failed') return { status: 'failed', message: 'Charge has already been refunded at Fake Pay.' };
-      return { status: 'success', message: 'Refunded at Fake Pay.', vendor_id: `re_${calls.length}` };
+      return { status: 'success', message: 'Refunded at Fake Pay.', vendor_id: `re_${transaction.order_id}_${calls.length}` };
     },
     capture: async () => ({ status: 'success', message: 'Captured.' }),
   };
@@ -242,7 +242,7 @@ describe('POST /orders/{order_id}/refund', () => {
       { transaction: expect.objectContaining({ id: chargeId, order_id: orderId, vendor_charge_id: `ch_${orderId}`, total: 2000 }), amount: 29 },
     ]);
     const [row] = await refundRows(orderId);
-    expect(row).toMatchObject({ status: 'refunded', vendor_charge_id: 're_1', payment_method: 'fakepay' });
+    expect(row).toMatchObject({ status: 'refunded', vendor_charge_id: `re_${orderId}_1`, payment_method: 'fakepay' });
     expect(Number(row.total)).toBe(29);
   });
 

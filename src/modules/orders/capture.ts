@@ -82,7 +82,7 @@ async function captureOrder(ctx: Ctx, order: OrderRow): Promise<Outcome> {
   if (!row) return { kind: 'none' };
   if (order.status === 'canceled' || (SETTLED_PAYMENT_STATUSES as readonly unknown[]).includes(order.payment_status)) return { kind: 'closed' };
   const charge = toTransaction(row);
-  const gateway = gatewayFor(ctx, charge.payment_method || String(order.payment_method ?? ''));
+  const gateway = gatewayFor(ctx, charge.payment_method || String(order.payment_method ?? ''), charge.vendor_charge_id);
   if (!gateway.capabilities.capture) return { kind: 'unsupported' };
   const claimed = await ctx
     .db(TRANSACTIONS)

@@ -18,6 +18,10 @@ export interface MarkPaidInput {
   vendor_charge_id?: string;
   transaction_type?: string;
   mark_paid_note?: string;
+  /** The pending charge this payment settles (a gateway's charge): settled with exactly `amount`, not "the newest pending one". */
+  transaction_id?: number;
+  /** What the gateway took, in cents; default what is still due. */
+  amount?: number;
 }
 
 /** Payment method of a manual mark-as-paid when neither the request nor the order names one. */
@@ -32,23 +36,33 @@ function chargeType(value: string | undefined): ChargeType {
 }
 
 /**
- * Records the charge for what is still due: the order's newest pending charge becomes the succeeded one when there is
- * one (a checkout that never completed), otherwise a new row is written. Returns the transaction id and amount.
+ * Records the charge: the given pending charge (a gateway's payment, with the amount it took), or else the order's
+ * newest pending charge (a checkout that never completed) for what is still due, or else a new row. Returns the
+ * transaction id and amount.
  */
 async function recordCharge(
   trx: Knex.Transaction,
   order: OrderRow,
-  fields: { type: ChargeType; method: string; vendorChargeId: string; note: string; userId: number | null; now: string },
+  fields: {
+    type: ChargeType;
+    method: string;
+    vendorChargeId: string;
+    note: string;
+    userId: number | null;
+    now: string;
+    transactionId?: number;
+    amount?: number;
+  },
 ): Promise<{ id: number; amount: number }> {
   const orderId = Number(order.id);
   const { paid } = await ledgerOf(trx, orderId);
-  const amount = Math.max(0, Number(order.total_amount) - paid);
+  const amount = fields.amount ?? Math.max(0, Number(order.total_amount) - paid);
   const meta = { ...(fields.note ? { note: fields.note } : {}), marked_paid_by: fields.userId };
-  const pendingRow = (await trx('store_order_transactions')
+  const pending = trx('store_order_transactions')
     .where({ order_id: orderId, status: TRANSACTION_STATUS.pending })
-    .whereIn('transaction_type', [...CHARGE_TYPES])
-    .orderBy('id', 'desc')
-    .first()) as Record<string, unknown> | undefined;
+    .whereIn('transaction_type', [...CHARGE_TYPES]);
+  if (fields.transactionId !== undefined) pending.where({ id: fields.transactionId });
+  const pendingRow = (await pending.orderBy('id', 'desc').first()) as Record<string, unknown> | undefined;
   if (pendingRow) {
     const pending = toTransaction(pendingRow);
     await trx('store_order_transactions')
@@ -118,7 +132,16 @@ export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, aft
   if (!won) throw fail('locked', 'Order has already been paid');
 
   const note = input.mark_paid_note?.trim() ?? '';
-  const charge = await recordCharge(trx, before, { type, method, vendorChargeId: input.vendor_charge_id ?? '', note, userId: ctx.user?.id ?? null, now });
+  const charge = await recordCharge(trx, before, {
+    type,
+    method,
+    vendorChargeId: input.vendor_charge_id ?? '',
+    note,
+    userId: ctx.user?.id ?? null,
+    now,
+    transactionId: input.transaction_id,
+    amount: input.amount,
+  });
   await syncOrderTotals(trx, orderId);
   await assignInvoiceNumber(ctx, trx, orderId);
   if (before.customer_id !== null) await recalculateCustomerStats(trx, Number(before.customer_id));

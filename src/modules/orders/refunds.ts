@@ -81,6 +81,8 @@ async function reserve(ctx: Ctx, orderId: number, transactionId: number, amount:
     if (!charge || !(CHARGE_TYPES as readonly string[]).includes(charge.transaction_type) || charge.status !== TRANSACTION_STATUS.succeeded) {
       throw fail('invalid_state', NOT_REFUNDABLE);
     }
+    // Refused here, before anything is reserved, when the charge's gateway is gone but its money went through it.
+    gatewayFor(ctx, charge.payment_method, charge.vendor_charge_id);
     const left = charge.total - (await reservedRefundsOf(trx, orderId, charge.id));
     if (left <= 0) throw fail('invalid_state', NOT_REFUNDABLE);
     if (amount > left) {
@@ -120,7 +122,7 @@ async function callGateway(ctx: Ctx, charge: TransactionRow, amount: number): Pr
     status: charge.status,
   };
   try {
-    return await gatewayFor(ctx, charge.payment_method).refund(ctx, subject, amount);
+    return await gatewayFor(ctx, charge.payment_method, charge.vendor_charge_id).refund(ctx, subject, amount);
   } catch (error) {
     ctx.host.logger.error({ err: error, transaction_id: charge.id }, 'gateway refund failed');
     return null;

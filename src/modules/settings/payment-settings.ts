@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import type { Knex } from 'knex';
 import type { Host } from '../../host/contract';
 import { transaction, type Ctx } from '../../core/context';
 import { recordActivity } from '../activities/service';
@@ -7,7 +8,7 @@ import { SECRET_FIELDS, type GatewayKey, type PaymentSettings } from './types';
 
 declare module '../../host/contract' {
   interface OptionMap {
-    payment_settings: PaymentSettings;
+    payment_settings: Partial<PaymentSettings>;
   }
 }
 
@@ -50,9 +51,8 @@ export const GATEWAY_KEYS = Object.keys(DEFAULT_PAYMENT_SETTINGS.gateways) as Ga
 export type PublicPaymentSettings = { mode: PaymentSettings['mode']; gateways: Record<GatewayKey, Record<string, unknown>> };
 
 /** The full settings, secrets included: for gateways only, never for a response. */
-export async function getPaymentSettings(host: Host): Promise<PaymentSettings> {
-  const saved = await host.options.get('payment_settings');
-  if (!saved) return DEFAULT_PAYMENT_SETTINGS;
+export async function getPaymentSettings(host: Host, via?: Knex.Transaction): Promise<PaymentSettings> {
+  const saved = await host.options.get('payment_settings', {}, via);
   const gateways = Object.fromEntries(GATEWAY_KEYS.map((key) => [key, { ...DEFAULT_PAYMENT_SETTINGS.gateways[key], ...saved.gateways?.[key] }]));
   return { mode: saved.mode ?? DEFAULT_PAYMENT_SETTINGS.mode, gateways: gateways as PaymentSettings['gateways'] };
 }

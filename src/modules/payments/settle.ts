@@ -1,0 +1,72 @@
+import type { Knex } from 'knex';
+import type { Ctx } from '../../core/context';
+import type { AfterCommit } from '../../core/db';
+import { AppError } from '../../core/errors';
+import { toTimestamp } from '../../core/time';
+import { recordActivity } from '../activities/service';
+import { completeCartOfOrder } from '../cart/repo';
+import { TRANSACTION_STATUS, syncOrderTotals } from '../orders/ledger';
+import { markPaidInTransaction } from '../orders/payments';
+
+export interface GatewayPayment {
+  /** The gateway key (`payment_method` of the charge). */
+  method: string;
+  /** The gateway's id of the payment, as stored on the pending charge at checkout. */
+  vendor_charge_id: string;
+  /** The charge's id once captured, when the gateway names it differently (a PayPal capture id); default unchanged. */
+  settled_charge_id?: string;
+  /** What the gateway took, in minor units. */
+  amount: number;
+}
+
+export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'unknown_charge';
+
+/**
+ * A gateway reports a payment (webhook or the shopper's return): the pending charge it belongs to settles the order
+ * through `markPaidInTransaction`, with the exact amount taken. Becoming paid is one conditional update, so when a
+ * webhook and a browser return arrive together one wins and the other answers `already_paid`; neither fails.
+ */
+export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, payment: GatewayPayment): Promise<SettleOutcome> {
+  const charge = (await trx('store_order_transactions')
+    .where({ payment_method: payment.method, vendor_charge_id: payment.vendor_charge_id })
+    .first('id', 'order_id', 'status')) as { id: number; order_id: number; status: string } | undefined;
+  if (!charge) return 'unknown_charge';
+  try {
+    await markPaidInTransaction(ctx, trx, afterCommit, Number(charge.order_id), {
+      payment_method: payment.method,
+      vendor_charge_id: payment.settled_charge_id ?? payment.vendor_charge_id,
+      transaction_id: Number(charge.id),
+      amount: payment.amount,
+    });
+    await completeCartOfOrder(trx, Number(charge.order_id), toTimestamp(ctx.clock.now()));
+    return 'paid';
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'locked') throw error;
+  }
+  const order = (await trx('store_orders').where({ id: charge.order_id }).first('status')) as { status: string };
+  if (order.status !== 'canceled') return 'already_paid';
+  // Money arrived for an order canceled meanwhile (an unpaid order expired): the ledger must show it, for a refund.
+  const now = toTimestamp(ctx.clock.now());
+  await trx('store_order_transactions')
+    .where({ id: charge.id, status: TRANSACTION_STATUS.pending })
+    .update({
+      status: TRANSACTION_STATUS.succeeded,
+      total: payment.amount,
+      vendor_charge_id: payment.settled_charge_id ?? payment.vendor_charge_id,
+      updated_at: now,
+    });
+  await syncOrderTotals(trx, Number(charge.order_id));
+  await recordActivity(
+    trx,
+    ctx,
+    {
+      object_type: 'order',
+      object_id: Number(charge.order_id),
+      title: 'Payment received for a canceled order',
+      content: `${payment.method} reported a payment (${payment.vendor_charge_id}) after the order was canceled; refund it or reinstate the order.`,
+      status: 'warning',
+    },
+    afterCommit,
+  );
+  return 'paid_after_cancel';
+}
