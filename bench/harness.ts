@@ -78,6 +78,8 @@ export interface BenchRequest {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
+  /** Headers of this request besides the caller's authorization (e.g. a shopper's cookie). */
+  headers?: Record<string, string>;
 }
 
 export interface Endpoint {
@@ -85,6 +87,8 @@ export interface Endpoint {
   /** The path reported; for an endpoint whose requests differ (`next`), a template such as `/orders/{id}`. */
   path: string;
   target: Target;
+  /** Requests go without the bench admin's credentials, as a shopper's would (public routes). */
+  anonymous?: boolean;
   /** Concurrent connections of the load (default 16); 1 measures a single caller's latency. */
   connections?: number;
   /** The next request, for endpoints that must not repeat one (each write on another order); default: GET `path`. */
@@ -337,11 +341,14 @@ function requestOf(endpoint: Endpoint): BenchRequest {
   return endpoint.next ? endpoint.next() : { method: 'GET', path: endpoint.path };
 }
 
-function send(base: string, authorization: string, request: BenchRequest): Promise<Response> {
+/** The bench admin's credentials, unless the endpoint is called anonymously. */
+const credentials = (authorization: string, endpoint?: Endpoint): Record<string, string> => (endpoint?.anonymous ? {} : { authorization });
+
+function send(base: string, authorization: string, request: BenchRequest, endpoint?: Endpoint): Promise<Response> {
   const json = request.body !== undefined;
   return fetch(base + request.path, {
     method: request.method,
-    headers: { authorization, ...(json ? { 'content-type': 'application/json' } : {}) },
+    headers: { ...credentials(authorization, endpoint), ...request.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
     body: json ? JSON.stringify(request.body) : undefined,
   });
 }
@@ -404,12 +411,17 @@ async function statementsOf(db: Knex, send: () => Promise<Response>): Promise<Ar
  * (inserts, transaction control) are listed without plan or time. For an endpoint with `profileFirstRequest`, the
  * statements only the first request ran (e.g. a list's count, cached afterwards) are listed too, as `<name> (cold)`.
  */
-async function profileQueries(runtime: HostRuntime, kind: DatabaseKind, call: (request: BenchRequest) => Promise<Response>, endpoints: Endpoint[]) {
+async function profileQueries(
+  runtime: HostRuntime,
+  kind: DatabaseKind,
+  call: (request: BenchRequest, endpoint: Endpoint) => Promise<Response>,
+  endpoints: Endpoint[],
+) {
   const profiles: QueryProfile[] = [];
   const { db } = runtime;
   for (const endpoint of endpoints) {
-    const first = await statementsOf(db, () => call(requestOf(endpoint)));
-    const second = await statementsOf(db, () => call(requestOf(endpoint)));
+    const first = await statementsOf(db, () => call(requestOf(endpoint), endpoint));
+    const second = await statementsOf(db, () => call(requestOf(endpoint), endpoint));
     const again = new Set(second.map((q) => q.sql));
     const cold = endpoint.profileFirstRequest ? first.filter((q) => !again.has(q.sql)).map((q) => ({ ...q, name: `${endpoint.name} (cold)` })) : [];
     for (const { sql, bindings, name } of [...cold, ...second.map((q) => ({ ...q, name: endpoint.name }))]) {
@@ -438,7 +450,7 @@ async function prepareStore<Data>(store: Store, benchmark: Benchmark<Data, objec
     const authorization = `Basic ${Buffer.from(`${user.login}:${password}`).toString('base64')}`;
     const server = await runtime.listen();
     const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-    const call = (request: BenchRequest) => send(base, authorization, request);
+    const call = (request: BenchRequest, endpoint?: Endpoint) => send(base, authorization, request, endpoint);
     const all = await benchmark.prepare({ kind: store.kind, runtime, api: (request) => call(request).then(answerOf) });
     const prepared = ONLY ? { ...all, endpoints: all.endpoints.filter((e) => ONLY.includes(e.name)) } : all;
     if (!prepared.endpoints.length) throw new Error(`BENCH_ENDPOINTS: none of ${ONLY!.join(', ')} (${all.endpoints.map((e) => e.name).join(', ')})`);
@@ -455,7 +467,7 @@ async function prepareStore<Data>(store: Store, benchmark: Benchmark<Data, objec
 
 async function checkAnswer(server: Server, authorization: string, endpoint: Endpoint): Promise<void> {
   const request = requestOf(endpoint);
-  const { status, body } = await answerOf(await send(server.base, authorization, request));
+  const { status, body } = await answerOf(await send(server.base, authorization, request, endpoint));
   let problem: string | null = status === 200 ? null : `status ${status}`;
   if (!problem) {
     try {
@@ -476,19 +488,19 @@ async function load(server: Server, authorization: string, endpoint: Endpoint, s
   const onResponse = (status: number, body: string) => {
     if ((status < 200 || status > 299) && !refusal) refusal = { status, body: String(body).slice(0, 300) };
   };
-  const options = { connections: endpoint.connections ?? CONNECTIONS, duration: seconds, headers: { authorization } };
+  const options = { connections: endpoint.connections ?? CONNECTIONS, duration: seconds, headers: credentials(authorization, endpoint) };
   const next = endpoint.next;
   if (!next) return { ...(await autocannon({ ...options, url: server.base, requests: [{ path: endpoint.path, onResponse }] })), refusal };
   // Each request built asks the endpoint for its next one (a new order id, another customer).
   const setupRequest = (request: autocannon.Request): autocannon.Request => {
-    const { method, path: requestPath, body } = next();
+    const { method, path: requestPath, body, headers } = next();
     const json = body !== undefined;
     return {
       ...request,
       method,
       path: requestPath,
       body: json ? JSON.stringify(body) : undefined,
-      headers: { ...request.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...request.headers, ...headers, ...(json ? { 'content-type': 'application/json' } : {}) },
     };
   };
   return { ...(await autocannon({ ...options, url: server.base, requests: [{ setupRequest, onResponse }] })), refusal };
