@@ -149,6 +149,7 @@ export interface BenchReport<Data, Settings> {
   invalid: string | null;
   queries: QueryProfile[];
   rounds: RunResult[];
+  verification: Verification | null;
 }
 
 /** The seeded store as a benchmark's preparation sees it: an in-process runtime, and the API as the bench admin. */
@@ -179,6 +180,14 @@ export interface Benchmark<Data, Settings> {
   prepare(store: BenchStore): Promise<Prepared<Data>>;
   /** The table's first words on the data (`2,000 customers, 4,000 addresses`). */
   summary(data: Data): string;
+  /** After the load, checks what the writes left in the database; any problem makes the run fail. */
+  verify?(db: Knex, data: Data): Promise<Verification>;
+}
+
+/** What `verify` found: figures for the results file, and every inconsistency. */
+export interface Verification {
+  facts: Record<string, number | string>;
+  problems: string[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -462,6 +471,18 @@ async function prepareStore<Data>(store: Store, benchmark: Benchmark<Data, objec
   }
 }
 
+/** Runs the benchmark's `verify` on the store after the load, through an in-process runtime of its own. */
+async function verifyStore<Data>(store: Store, verify: NonNullable<Benchmark<Data, object>['verify']>, data: Data): Promise<Verification> {
+  const runtime = await boot({ ...readConfig({ ...store.env, PORT: '0', HOST: '127.0.0.1' }), logLevel: 'warn' });
+  try {
+    const verification = await verify(runtime.db, data);
+    console.log(`verified: ${JSON.stringify(verification.facts)}${verification.problems.length ? `; problems: ${verification.problems.join('; ')}` : ''}`);
+    return verification;
+  } finally {
+    await runtime.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Load
 
@@ -608,6 +629,8 @@ async function benchDatabase<Data, Settings extends object>(kind: DatabaseKind, 
       }
     }
 
+    const verification = benchmark.verify ? await verifyStore(store, benchmark.verify, ready.data) : null;
+    if (verification?.problems.length) problems.push(...verification.problems.map((p) => `verify: ${p}`));
     const endpoints = ready.endpoints.map((endpoint): EndpointReport => {
       const best = median(rounds.filter((r) => r.endpoint === endpoint.name));
       return { endpoint: endpoint.name, path: endpoint.path, target: endpoint.target, median: best, pass: meets(endpoint.target, best) };
@@ -634,6 +657,7 @@ async function benchDatabase<Data, Settings extends object>(kind: DatabaseKind, 
       invalid,
       queries: ready.queries,
       rounds,
+      verification,
     };
   } finally {
     if (server) await stopProcess(server.child);
