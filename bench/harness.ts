@@ -75,7 +75,7 @@ export interface Target {
 }
 
 export interface BenchRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   body?: unknown;
   /** Headers of this request besides the caller's authorization (e.g. a shopper's cookie). */

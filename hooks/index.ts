@@ -99,6 +99,8 @@ declare module '../src/host/contract' {
     'store/order/shipping_status_changed_to_unshippable': [order: Order, previousStatus: string];
     /** An order became paid (fires once per order, whatever the concurrency). */
     'store/order/paid': [order: Order];
+    /** A checkout order will be paid outside the store (cash on delivery, bank transfer): it stays on-hold, payment pending, until an admin marks it paid. */
+    'store/order/placed_offline': [order: Order];
     /** Money was given back on an order (`amount` in cents); fires with `fully_refunded` or `partially_refunded`. */
     'store/order/refunded': [order: Order, refund: { amount: number; transaction_id: number; refund_transaction_id: number }];
     /** A refund brought what was refunded up to what was paid. */
@@ -139,7 +141,7 @@ declare module '../src/host/contract' {
     'store/payment_gateways': [gateways: PaymentGateway[]];
     /** The shipping methods offered for a destination, after zone matching and pricing. */
     'store/shipping/available_methods': [methods: PricedShippingMethod[], context: { country: string; state: string }];
-    /** The tax of an order written through the orders API, cents: added to the total, or contained in the prices when `inclusive`; 0 until a tax module answers. */
+    /** The tax of an order or a cart being priced (`POST /orders`, the cart, the checkout summary, place-order), cents: added to the total, or contained in the prices when `inclusive`; 0 until a tax module answers. `customer` is null for a guest's cart. */
     'store/order/tax': [tax: OrderTax, context: OrderTaxContext];
   }
 }

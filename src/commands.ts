@@ -1,6 +1,7 @@
 import type { Host } from './host/contract';
 import { registerStoreRoles } from './core/roles';
 import { registerDemoCommands } from './modules/demo/commands';
+import { registerPaymentCommands } from './modules/payments/commands';
 
 /**
  * What the CLI needs of the store (plugin.json `commands`): its commands and the roles `user create` and
@@ -9,4 +10,5 @@ import { registerDemoCommands } from './modules/demo/commands';
 export function register(host: Host): void {
   registerStoreRoles(host.users.roles);
   registerDemoCommands(host);
+  registerPaymentCommands(host);
 }

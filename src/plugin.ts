@@ -4,17 +4,26 @@ import { registerIdempotencyJobs } from './core/idempotency';
 import { RateLimits } from './core/ratelimit';
 import { openApiRoute } from './core/openapi/route';
 import { mountRoutes, RouteRegistry, type RouteDef } from './core/routes';
+import { paypalReturnRoutes } from './gateways/paypal/return-route';
 import { activityRoutes } from './modules/activities/routes';
+import { registerCartJobs } from './modules/cart/jobs';
+import { cartRoutes } from './modules/cart/routes';
 import { checkoutRoutes } from './modules/checkout/routes';
+import { checkoutViewRoutes } from './modules/checkout-views/routes';
 import { couponRoutes } from './modules/coupons/routes';
 import { customerProfileRoutes } from './modules/customer-profile/routes';
 import { addressRoutes } from './modules/customers/address-routes';
+import { registerLinkOnVerify } from './modules/customers/link-on-verify';
 import { customerRoutes } from './modules/customers/routes';
+import { emailVerificationRoutes } from './modules/email-verification/routes';
 import { labelRoutes } from './modules/labels/routes';
 import { customerOrderRoutes } from './modules/orders/customer-order-routes';
+import { registerOrderJobs } from './modules/checkout/expire-unpaid';
 import { orderRoutes } from './modules/orders/routes';
+import { registerPaymentJobs } from './modules/payments/reconcile';
 import { webhookRoutes } from './modules/payments/webhook-routes';
 import { productRoutes } from './modules/products/routes';
+import { registerReceiptPage } from './modules/receipt/page';
 import { settingsRoutes } from './modules/settings/routes';
 import { shippingRoutes } from './modules/shipping/routes';
 import '../hooks';
@@ -22,7 +31,10 @@ import '../hooks';
 /** Every route of the store, module by module. */
 export const storeRoutes: RouteDef[] = [
   ...checkoutRoutes,
+  ...cartRoutes,
+  ...checkoutViewRoutes,
   ...webhookRoutes,
+  ...paypalReturnRoutes,
   ...customerRoutes,
   ...customerOrderRoutes,
   ...addressRoutes,
@@ -34,6 +46,7 @@ export const storeRoutes: RouteDef[] = [
   ...shippingRoutes,
   ...labelRoutes,
   ...activityRoutes,
+  ...emailVerificationRoutes,
 ];
 
 /** The composition root: everything the store adds to the host. */
@@ -44,4 +57,9 @@ export function register(host: Host): void {
   const namespace = host.manifest.namespace;
   mountRoutes(host, namespace, [...storeRoutes, openApiRoute(registry, namespace)], { limits, registry });
   registerIdempotencyJobs(host);
+  registerPaymentJobs(host);
+  registerCartJobs(host);
+  registerReceiptPage(host);
+  registerLinkOnVerify(host, limits);
+  registerOrderJobs(host);
 }

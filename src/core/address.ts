@@ -233,14 +233,20 @@ export async function addressRules(country: string): Promise<AddressRules | null
   };
 }
 
+export interface AddressCheckOptions {
+  /** The city may be left out even where the country's addresses have one (a billing address for digital goods). */
+  cityOptional?: boolean;
+}
+
 /**
  * Checks country, state, postcode and city against the country's rules; `prefix` names the fields (`billing_` gives
  * `billing_state`). The state is required when the country requires one and lists its states, and must be one of
  * them (its code; its name or postal key is accepted too); the postcode is required when the country requires one
  * and, when given, must match the country's pattern and the state's prefix; the city is required when the country
- * requires one. An empty object means the fields are valid.
+ * requires one (unless `cityOptional`). An empty object means the fields are valid. Messages name the field with its
+ * prefix: "The billing postcode is not valid for Germany.", "The billing city field is required.".
  */
-export async function validateAddressFields(fields: AddressFields, prefix = ''): Promise<FieldErrors> {
+export async function validateAddressFields(fields: AddressFields, prefix = '', options: AddressCheckOptions = {}): Promise<FieldErrors> {
   const errors: FieldErrors = {};
   const field = (name: string) => `${prefix}${name}`;
   const country = String(fields.country ?? '').trim();
@@ -268,7 +274,8 @@ export async function validateAddressFields(fields: AddressFields, prefix = ''):
     errors[field('postcode')] = { postcode: `The ${label(field('postcode'))} is not valid for ${state.label}, ${rules.name}.` };
   }
 
-  if (rules.required.city && !String(fields.city ?? '').trim()) errors[field('city')] = { required: `The ${label(field('city'))} field is required.` };
+  if (rules.required.city && !options.cityOptional && !String(fields.city ?? '').trim())
+    errors[field('city')] = { required: `The ${label(field('city'))} field is required.` };
   return errors;
 }
 

@@ -20,8 +20,8 @@ export function renderError(envelope: Envelope, error: AppError): RestResponse {
 function renderBody(envelope: Envelope, error: AppError): RestResponse {
   const { status, message, code } = error;
   const { errors, data } = error.details;
-  // The spec gives these two answers one flat shape whatever the route's envelope.
-  if (code === 'rate_limited') return { status, body: { message } };
+  // The spec gives these answers one flat shape whatever the route's envelope (out of stock: 422 `{message}`).
+  if (code === 'rate_limited' || code === 'product_unavailable') return { status, body: { message } };
   if (code === 'invalid_nonce') return { status, body: { message, code } };
   switch (envelope) {
     case 'message':

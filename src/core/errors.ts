@@ -28,6 +28,7 @@ export const ERRORS = {
   locked: { status: 423, message: 'The record is locked in its current state.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
   rate_limited: { status: 429, message: 'Too many requests. Please try again later.' },
+  product_unavailable: { status: 422, message: 'A product in the cart cannot be bought.' },
   invalid_nonce: { status: 403, message: 'Security check failed. Please refresh the page and try again.' },
   missing_login: { status: 400, message: 'Please enter your username or email address.' },
   missing_password: { status: 400, message: 'Please enter your password.' },

@@ -89,6 +89,11 @@ export function minorUnits(currency: string): number {
   return record ? record.digits : 2;
 }
 
+/** An amount in minor units as a plain decimal in its currency's own digits, with the code: `12.34 USD`, `1000 JPY`, `1.250 KWD`. */
+export function decimalWithCode(amount: Cents | number, currency: string): string {
+  return `${centsToDecimal(amount, minorUnits(currency))} ${currency}`;
+}
+
 /** How the store writes an amount: the settings' currency position and separators. */
 export interface MoneyFormat {
   currency_position: 'before' | 'after' | 'before_space' | 'after_space';

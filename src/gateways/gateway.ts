@@ -2,9 +2,13 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../core/context';
 import type { AfterCommit } from '../core/db';
 
-/** What a gateway call did: `success`, `failed` (the message says why), or `skipped` (nothing to do there). */
+/**
+ * What a gateway call did: `success`, `failed` (the message says why), `skipped` (nothing to do there), or `pending`
+ * (a refund the vendor accepted but has not completed: it stays pending until the vendor's notification or the
+ * reconcile job settles it).
+ */
 export interface GatewayResult {
-  status: 'success' | 'failed' | 'skipped';
+  status: 'success' | 'failed' | 'skipped' | 'pending';
   message: string;
   /** The gateway's id of what it did (refund id, capture id), when it did something. */
   vendor_id?: string;
@@ -20,6 +24,15 @@ export interface GatewayTransaction {
   currency: string;
   total: number;
   status: string;
+  /** The row's own uuid, when the gateway can echo it back (Stripe refund metadata) to find the row again. */
+  uuid?: string;
+}
+
+/** What a gateway says of a refund it was asked for earlier (the reconcile job asks when no notification came). */
+export interface RefundLookup {
+  status: 'succeeded' | 'failed' | 'pending';
+  /** The gateway's refund id, when it has one. */
+  vendor_id?: string;
 }
 
 /** What a checkout asks a gateway to collect: the order just placed and its pending charge. Amounts in minor units. */
@@ -90,10 +103,18 @@ export interface PaymentGateway {
    */
   applyWebhook?(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, event: VerifiedEvent): Promise<string>;
   /**
-   * Gives `amount` cents of a charge back to the payer. Answer `failed` when the vendor refused (nothing was refunded);
-   * throw only when the outcome is unknown (timeout, lost connection): the store then keeps the refund pending.
+   * Gives `amount` cents of a charge back to the payer. Answer `failed` when the vendor refused (nothing was refunded),
+   * `pending` when it accepted but has not completed; throw only when the outcome is unknown (timeout, lost
+   * connection): the store then keeps the refund pending. `refund` is the store's pending refund row: its uuid makes
+   * the call idempotent at the vendor and lets the vendor's notifications name the row.
    */
-  refund(ctx: Ctx, transaction: GatewayTransaction, amount: number): Promise<GatewayResult>;
+  refund(ctx: Ctx, transaction: GatewayTransaction, amount: number, refund?: { id: number; uuid: string }): Promise<GatewayResult>;
+  /**
+   * What became of a refund still `pending` in the store (its `vendor_charge_id` is the gateway's refund id, or '' when
+   * the refund call never answered), given the charge it gives money back from. Throws when the gateway cannot be
+   * asked now; the reconcile job tries again later.
+   */
+  lookupRefund?(ctx: Ctx, refund: GatewayTransaction, charge: GatewayTransaction): Promise<RefundLookup>;
   /** Captures an authorised charge in full. */
   capture(ctx: Ctx, transaction: GatewayTransaction): Promise<GatewayResult>;
 }

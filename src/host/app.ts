@@ -9,6 +9,7 @@ import type { Host, HostUser, HttpMethod, InputError, RestRequest, RestResponse,
 import type { JobQueue } from './jobs';
 import type { NonceService } from './nonce';
 import { codeRoot } from './paths';
+import { servePages } from './pages';
 import { loadEntry } from './plugin-loader';
 import type { RouteTable } from './router';
 import { createHostServices, type HostOverrides } from './services';
@@ -27,6 +28,8 @@ declare module 'express-session' {
 
 const REMEMBER_MS = 14 * 24 * 60 * 60 * 1000;
 const SESSION_COOKIE = 'store_session';
+/** A page's form body: a few fields, never an upload. */
+const PAGE_BODY_LIMIT = '64kb';
 
 export interface HostRuntime {
   host: Host;
@@ -53,7 +56,7 @@ declare module './contract' {
 /** Builds the host: its services (see services.ts) and the Express app with the REST router, ready for the plugin. */
 export async function createHost(config: HostConfig, overrides: HostOverrides = {}): Promise<HostRuntime> {
   const services = await createHostServices(config, overrides);
-  const { host, users, nonces, jobs, routes, secret } = services;
+  const { host, users, nonces, jobs, routes, pages, secret } = services;
   const { db, hooks, clock, logger, site, manifest } = host;
   const sessions = new KnexSessionStore(db, clock);
 
@@ -93,6 +96,14 @@ export async function createHost(config: HostConfig, overrides: HostOverrides = 
     if (!refused) return next(err);
     dispatch(req, res, refused).catch((error: unknown) => serverError(res, error));
   });
+  app.use(
+    servePages(pages, {
+      session: sessionMiddleware,
+      rawBody: express.raw({ type: () => true, limit: PAGE_BODY_LIMIT }),
+      userOf: async (req) => (req.session?.userId ? users.findById(req.session.userId) : null),
+      sessionFor,
+    }),
+  );
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => serverError(res, err));
   app.use((_req, res) => send(res, wpError(404, 'rest_no_route', 'No route was found matching the URL and request method.')));
 

@@ -27,7 +27,14 @@ export async function ensureAdmin(runtime: HostRuntime, env: NodeJS.ProcessEnv =
   if (existing) return null;
   const given = env.STORE_ADMIN_PASSWORD;
   const password = given || randomPassword(16);
-  const user = await host.users.create({ login: 'admin', email: host.site.admin_email, password, roles: ['administrator'], display_name: 'Administrator' });
+  const user = await host.users.create({
+    login: 'admin',
+    email: host.site.admin_email,
+    password,
+    roles: ['administrator'],
+    display_name: 'Administrator',
+    email_verified: true,
+  });
   const { password: appPassword } = await host.users.appPasswords.create(user.id, 'first-run');
   return { login: user.login, password: given ? null : password, appPassword };
 }

@@ -15,6 +15,8 @@ export interface ActionMap {
   'host/user/logged_in': [user: HostUser];
   /** A user's cookie session was ended. */
   'host/user/logged_out': [userId: number];
+  /** A user's email address was verified (the mailed link was confirmed, or an administrator vouched for it). */
+  'host/user/email_verified': [user: HostUser];
 }
 
 /** Filter names and their tuples: the first element is the filtered value, the rest are context. */
@@ -75,6 +77,8 @@ export interface HostUser {
   url: string;
   registered: string;
   roles: string[];
+  /** When the user proved they receive mail at `email`; null until then, and again after the email changes. */
+  email_verified_at: string | null;
 }
 
 export interface NewUser {
@@ -86,9 +90,12 @@ export interface NewUser {
   last_name?: string;
   url?: string;
   roles?: string[];
+  /** The creator vouches for the address (an administrator, the CLI): the user starts verified. Default false. */
+  email_verified?: boolean;
 }
 
-export type UserPatch = Partial<Omit<HostUser, 'id' | 'registered' | 'roles'>> & { password?: string };
+/** A new `email` clears `email_verified_at`; verification itself goes through `markEmailVerified`. */
+export type UserPatch = Partial<Omit<HostUser, 'id' | 'registered' | 'roles' | 'email_verified_at'>> & { password?: string };
 
 export interface RoleDefinition {
   title: string;
@@ -139,6 +146,13 @@ export interface Users {
   getMeta<T = unknown>(userId: number, key: string): Promise<T | undefined>;
   setMeta(userId: number, key: string, value: unknown): Promise<void>;
   deleteMeta(userId: number, key: string): Promise<void>;
+  /**
+   * Mails the user a signed link (48 hours; void once the email changes) to the host page `/verify-email/`, where
+   * confirming marks the address verified. A user already verified gets no mail.
+   */
+  requestEmailVerification(userId: number): Promise<void>;
+  /** Marks the user's current email verified (once) and fires `host/user/email_verified`, awaiting its listeners. */
+  markEmailVerified(userId: number): Promise<HostUser>;
   roles: RoleRegistry;
   appPasswords: AppPasswords;
 }
@@ -242,6 +256,61 @@ export interface RestRouter {
   /** Serves `alias` as a deprecated copy of `namespace` (a `Deprecation` header on every answer). */
   alias(alias: string, namespace: string): void;
   namespaces(): string[];
+}
+
+/* ------------------------------------------------------------------ HTML pages */
+
+export interface PageRequest {
+  method: 'GET' | 'POST';
+  /** The path as requested, e.g. `/receipt/`. */
+  path: string;
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  /** The fields of a form POST (`application/x-www-form-urlencoded`, first value of each name); empty otherwise. */
+  form: Record<string, string>;
+  /**
+   * The user of the cookie session, or null. Pages need no nonce, so a page that changes something on a POST must
+   * carry its own secret in the form (the session cookie is SameSite=Lax: a cross-site POST arrives without it anyway).
+   */
+  user: HostUser | null;
+  session: RestSession;
+  headers: Record<string, string | string[] | undefined>;
+  ip: string;
+}
+
+export type PageResponse =
+  | { status?: number; html: string; headers?: Record<string, string> }
+  | { status: 301 | 302 | 303 | 307 | 308; redirect: string; headers?: Record<string, string> };
+
+export interface PageDefinition {
+  /** Outside `/wp-json`, with `:name` parameters; matched with or without a trailing slash. */
+  path: string;
+  /** Default `['GET']`; HEAD is answered as GET without a body. */
+  methods?: Array<'GET' | 'POST'>;
+  handler(request: PageRequest): Promise<PageResponse>;
+}
+
+/**
+ * HTML pages outside `/wp-json`, answered with `Content-Type: text/html; charset=utf-8`, a strict
+ * Content-Security-Policy (no inline script or style), `X-Content-Type-Options: nosniff`, `Referrer-Policy:
+ * no-referrer` and `Cache-Control: no-store` (a handler's headers may add to or override the last one). An unknown
+ * URL keeps the host's JSON 404.
+ */
+export interface Pages {
+  /** Throws if the path (and method) is already registered or lies under `/wp-json`. */
+  register(page: PageDefinition): void;
+  /** The host's error page (template `pages/error`: status and message, never a stack trace). */
+  error(status: number, message: string): PageResponse;
+}
+
+/** Thrown by a page handler: the host answers its error page with this status and message. */
+export class PageError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /* ------------------------------------------------------------------ options */
@@ -396,6 +465,7 @@ export interface Commands {
 
 export interface Host {
   router: RestRouter;
+  pages: Pages;
   commands: Commands;
   hooks: Hooks;
   users: Users;

@@ -1,7 +1,10 @@
 import type { HttpMethod, RestEndpoint, RestRouter } from './contract';
 
+/** A path split into literal segments and `:name` parameters. */
+export type PathSegments = Array<{ literal: string } | { param: string }>;
+
 interface CompiledEndpoint extends RestEndpoint {
-  segments: Array<{ literal: string } | { param: string }>;
+  segments: PathSegments;
 }
 
 export interface RouteMatch {
@@ -18,12 +21,34 @@ export interface DiscoveryRoute {
   endpoints: Array<{ methods: HttpMethod[]; args: Record<string, unknown> }>;
 }
 
-function splitPath(path: string): string[] {
+export function splitPath(path: string): string[] {
   return path.split('/').filter(Boolean);
 }
 
+export function compilePath(path: string): PathSegments {
+  return splitPath(path).map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s }));
+}
+
+/** The parameters of `parts` (a split request path) when it fits `segments`, else null. */
+export function matchSegments(segments: PathSegments, parts: string[]): Record<string, string> | null {
+  if (segments.length !== parts.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    const segment = segments[i];
+    if ('literal' in segment) {
+      if (segment.literal !== parts[i]) return null;
+    } else params[segment.param] = safeDecode(parts[i]);
+  }
+  return params;
+}
+
+/** The same shape with parameter names blanked: two paths with the same key collide. */
+export function pathKey(segments: PathSegments): string {
+  return segments.map((s) => ('literal' in s ? s.literal : ':')).join('/');
+}
+
 /** Literal segments beat parameters, left to right, so `/customers/add-address` wins over `/customers/:id`. */
-function specificity(a: CompiledEndpoint, b: CompiledEndpoint): number {
+export function specificity(a: { segments: PathSegments }, b: { segments: PathSegments }): number {
   for (let i = 0; i < Math.min(a.segments.length, b.segments.length); i++) {
     const aLiteral = 'literal' in a.segments[i];
     const bLiteral = 'literal' in b.segments[i];
@@ -39,10 +64,10 @@ export class RouteTable implements RestRouter {
 
   register(namespace: string, endpoint: RestEndpoint): void {
     if (!/^[a-z0-9-]+\/v\d+$/.test(namespace)) throw new Error(`invalid REST namespace "${namespace}" (expected e.g. store/v2)`);
-    const segments = splitPath(endpoint.path).map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s }));
+    const segments = compilePath(endpoint.path);
     const list = this.table.get(namespace) ?? [];
-    const key = segments.map((s) => ('literal' in s ? s.literal : ':')).join('/');
-    if (list.some((e) => e.method === endpoint.method && e.segments.map((s) => ('literal' in s ? s.literal : ':')).join('/') === key)) {
+    const key = pathKey(segments);
+    if (list.some((e) => e.method === endpoint.method && pathKey(e.segments) === key)) {
       throw new Error(`route ${endpoint.method} /${namespace}${endpoint.path} is registered twice`);
     }
     list.push({ ...endpoint, segments });
@@ -72,15 +97,9 @@ export class RouteTable implements RestRouter {
     if (!list) return null;
     const rest = parts.slice(2);
     for (const endpoint of list) {
-      if (endpoint.method !== method || endpoint.segments.length !== rest.length) continue;
-      const params: Record<string, string> = {};
-      let ok = true;
-      for (let i = 0; i < rest.length && ok; i++) {
-        const segment = endpoint.segments[i];
-        if ('literal' in segment) ok = segment.literal === rest[i];
-        else params[segment.param] = safeDecode(rest[i]);
-      }
-      if (ok) return { endpoint, namespace: requested, path: `/${rest.join('/')}`, params, deprecated: requested !== namespace };
+      if (endpoint.method !== method) continue;
+      const params = matchSegments(endpoint.segments, rest);
+      if (params) return { endpoint, namespace: requested, path: `/${rest.join('/')}`, params, deprecated: requested !== namespace };
     }
     return null;
   }

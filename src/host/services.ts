@@ -6,6 +6,7 @@ import { systemClock } from './clock';
 import type { HostConfig } from './config';
 import type { CliCommand, Clock, Host, Logger, Site } from './contract';
 import { openDatabase } from './database';
+import { EmailVerification, registerVerificationPage } from './email-verification';
 import { HookBus } from './hooks/bus';
 import { JobQueue } from './jobs';
 import { createLogger } from './logger';
@@ -13,6 +14,7 @@ import { HostMailer } from './mailer';
 import { HOST_MIGRATIONS, migrateDirectory } from './migrate';
 import { NonceService } from './nonce';
 import { OptionStore } from './options';
+import { PageTable } from './pages';
 import { codeRoot, findPackageRoot } from './paths';
 import { readManifest } from './plugin-loader';
 import { registerHostRoles } from './roles';
@@ -33,6 +35,7 @@ export interface HostServices {
   nonces: NonceService;
   jobs: JobQueue;
   routes: RouteTable;
+  pages: PageTable;
   secret: string;
   /** Runs the plugin's migrations (its own set, apart from the host's). */
   migratePlugin(): Promise<void>;
@@ -80,10 +83,16 @@ export async function createHostServices(config: HostConfig, overrides: HostOver
   const packageRoot = findPackageRoot();
   const manifest = readManifest(packageRoot);
   const mailer = new HostMailer(site, config.smtpUrl, path.join(config.dataDir, 'mail'));
+  const views = createViews(path.join(packageRoot, manifest.templates));
+  const pages = new PageTable(views, logger);
+  const verification = new EmailVerification(users, mailer, site, secret, clock);
+  users.verificationMailer = verification;
+  registerVerificationPage(pages, verification, users, views, site);
 
   const commands = new Map<string, CliCommand>();
   const host: Host = {
     router: routes,
+    pages,
     commands: {
       register(name, command) {
         if (commands.has(name)) throw new Error(`CLI command "${name}" is registered twice`);
@@ -99,7 +108,7 @@ export async function createHostServices(config: HostConfig, overrides: HostOver
     options,
     jobs,
     mailer,
-    views: createViews(path.join(packageRoot, manifest.templates)),
+    views,
     clock,
     logger,
     site,
@@ -113,6 +122,7 @@ export async function createHostServices(config: HostConfig, overrides: HostOver
     nonces,
     jobs,
     routes,
+    pages,
     secret,
     async migratePlugin() {
       await migrateDirectory(db, path.join(codeRoot, manifest.migrations), 'store_migrations');

@@ -17,7 +17,13 @@ interface UserRow {
   last_name: string;
   url: string;
   registered: string;
+  email_verified_at: string | null;
   roles_json: string | null;
+}
+
+/** Mails the signed verification link (see email-verification.ts). */
+export interface VerificationMailer {
+  send(user: HostUser): Promise<void>;
 }
 
 /** A login's URL-safe form, as WordPress derives `user_nicename`. */
@@ -47,6 +53,7 @@ export class UserError extends Error {
 export class UserStore implements Users {
   readonly roles = new Roles();
   appPasswords!: AppPasswords & { forgetUser(userId: number): void };
+  verificationMailer!: VerificationMailer;
 
   constructor(
     private readonly db: Knex,
@@ -74,6 +81,7 @@ export class UserStore implements Users {
       last_name: row.last_name,
       url: row.url,
       registered: row.registered,
+      email_verified_at: row.email_verified_at ?? null,
       roles: row.roles_json ? (JSON.parse(row.roles_json) as string[]) : [],
     };
   }
@@ -101,6 +109,7 @@ export class UserStore implements Users {
     if (await this.db('users').where({ email }).first('id')) throw new UserError('existing_user_email', 'Sorry, that email address is already used!');
     for (const role of input.roles ?? []) this.assertRole(role);
     const password_hash = await hashPassword(input.password ?? randomPassword(32));
+    const now = sqlTimestamp(this.clock.now());
     const id = await this.db.transaction(async (trx) => {
       const [insertedId] = await trx('users').insert({
         login,
@@ -111,7 +120,8 @@ export class UserStore implements Users {
         first_name: input.first_name ?? '',
         last_name: input.last_name ?? '',
         url: input.url ?? '',
-        registered: sqlTimestamp(this.clock.now()),
+        registered: now,
+        email_verified_at: input.email_verified ? now : null,
       });
       if (input.roles?.length) await this.writeMeta(trx, Number(insertedId), ROLES_META, [...new Set(input.roles)]);
       return Number(insertedId);
@@ -127,6 +137,8 @@ export class UserStore implements Users {
       const taken = await this.db('users').where({ email: changes.email }).whereNot({ id }).first('id');
       if (taken) throw new UserError('existing_user_email', 'Sorry, that email address is already used!');
     }
+    const emailChanged = changes.email !== undefined && !(await this.db('users').where({ id, email: changes.email }).first('id'));
+    if (emailChanged) changes.email_verified_at = null;
     if (fields.display_name !== undefined) changes.display_name = fitDisplayName(fields.display_name);
     if (password !== undefined) changes.password_hash = await hashPassword(password);
     if (Object.keys(changes).length) {
@@ -136,6 +148,24 @@ export class UserStore implements Users {
     const user = await this.findById(id);
     if (!user) throw new UserError('invalid_user', 'Invalid user ID.');
     this.appPasswords.forgetUser(id);
+    return user;
+  }
+
+  async requestEmailVerification(userId: number): Promise<void> {
+    const user = await this.findById(userId);
+    if (!user) throw new UserError('invalid_user', 'Invalid user ID.');
+    if (!user.email_verified_at) await this.verificationMailer.send(user);
+  }
+
+  async markEmailVerified(userId: number): Promise<HostUser> {
+    const marked = await this.db('users')
+      .where({ id: userId })
+      .whereNull('email_verified_at')
+      .update({ email_verified_at: sqlTimestamp(this.clock.now()) });
+    const user = await this.findById(userId);
+    if (!user) throw new UserError('invalid_user', 'Invalid user ID.');
+    this.appPasswords.forgetUser(userId);
+    if (marked) await this.hooks.doActionAsync('host/user/email_verified', user);
     return user;
   }
 

@@ -72,6 +72,21 @@ describe('npm run cli -- <command>', () => {
     await expect(runCli(['role', 'assign', '--login', 'bob', '--role', 'pirate'], config)).rejects.toThrow('Unknown role "pirate".');
   });
 
+  it('user create: the operator vouches for the email (verified); user verify-email marks another user verified', async () => {
+    const db = await openDatabase(config.databaseUrl);
+    try {
+      const created = await db('users').where({ login: 'ann' }).first('email_verified_at');
+      expect(created.email_verified_at).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+      await db('users').where({ login: 'bob' }).update({ email_verified_at: null });
+      const result = await runCli(['user', 'verify-email', '--login', 'bob'], config);
+      expect(result).toEqual({ code: 0, output: ['The email address bob@example.com of bob is verified.'] });
+      expect((await db('users').where({ login: 'bob' }).first('email_verified_at')).email_verified_at).not.toBeNull();
+      await expect(runCli(['user', 'verify-email', '--login', 'nobody'], config)).rejects.toThrow('no user with login "nobody"');
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('an unknown command: exit code 2 and the usage', async () => {
     const result = await runCli(['fly'], config);
     expect(result.code).toBe(2);

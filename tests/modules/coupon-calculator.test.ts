@@ -321,6 +321,22 @@ describe('calculateDiscounts: product restrictions and minimum spend', () => {
       discounts: [0],
       rejected: [['C1', 'min_purchase', 'The minimum spend for this coupon is 0.05.']],
     },
+    {
+      name: 'in a zero-decimal currency the minimum is whole units: 5000 yen reads 5000',
+      lines: [line(1, 1, 4999)],
+      coupons: [coupon(1, { min_purchase_amount: 5000 })],
+      context: { currency: 'JPY' },
+      discounts: [0],
+      rejected: [['C1', 'min_purchase', 'The minimum spend for this coupon is 5000.']],
+    },
+    {
+      name: 'in a three-decimal currency 5000 fils read 5.000',
+      lines: [line(1, 1, 4999)],
+      coupons: [coupon(1, { min_purchase_amount: 5000 })],
+      context: { currency: 'KWD' },
+      discounts: [0],
+      rejected: [['C1', 'min_purchase', 'The minimum spend for this coupon is 5.000.']],
+    },
   ])('$name', (c) => {
     check(c);
   });

@@ -42,8 +42,11 @@ export interface TestApp {
   logger: MemoryLogger;
   database: TestDatabase;
   http: ReturnType<typeof request>;
-  /** Creates a user with the given roles, a login password and an application password. */
-  createUser(login: string, roles?: string[]): Promise<TestUser>;
+  /**
+   * Creates a user with the given roles, a login password and an application password. Its email is verified (as for a
+   * user an administrator creates) unless `emailVerified: false`: a shopper who signed up and has not confirmed it.
+   */
+  createUser(login: string, roles?: string[], options?: { emailVerified?: boolean }): Promise<TestUser>;
   /** Requests authenticated with the user's application password. */
   as(user: TestUser): ApiClient;
   /** A service context outside a request: the system (every permission), or acting as `user`. */
@@ -96,9 +99,9 @@ export async function startTestApp(options: { clock?: MovableClock; plugin?: boo
     logger,
     database,
     http,
-    async createUser(login, roles = ['customer']) {
+    async createUser(login, roles = ['customer'], { emailVerified = true } = {}) {
       const password = `${login}-Pass-123`;
-      const user = await runtime.host.users.create({ login, email: `${login}@example.com`, password, roles });
+      const user = await runtime.host.users.create({ login, email: `${login}@example.com`, password, roles, email_verified: emailVerified });
       const { password: appPassword } = await runtime.host.users.appPasswords.create(user.id, 'tests');
       return { user, password, appPassword };
     },

@@ -123,3 +123,21 @@ export async function deleteExpiredCarts(db: Db, now: string, limit: number): Pr
   if (!ids.length) return 0;
   return db(CARTS).whereIn('id', ids).delete();
 }
+
+/**
+ * An edited cart is shopped again: back to `draft`, still tied to the unpaid order checkout placed for it, so placing
+ * it again rewrites that order (its stock hold and coupon uses move with it) instead of leaving a second one holding
+ * stock until it expires.
+ */
+export async function reopenCart(trx: Knex.Transaction, id: number, now: string): Promise<void> {
+  await trx(CARTS).where({ id }).update({ stage: 'draft', updated_at: now });
+}
+
+/** The cart's order was canceled (it expired unpaid): the shopper keeps the cart, untied from that order. */
+export async function releaseCartOfOrder(trx: Knex.Transaction, orderId: number, now: string): Promise<void> {
+  await trx(CARTS).where({ order_id: orderId }).whereNot('stage', 'completed').update({ stage: 'draft', order_id: null, updated_at: now });
+}
+
+export async function deleteCart(db: Db, id: number): Promise<void> {
+  await db(CARTS).where({ id }).delete();
+}

@@ -36,7 +36,7 @@
  * Invalid input (negative or fractional prices or quantities, duplicate line ids, a malformed `now`, a coupon
  * amount out of range) is a programming error and throws a RangeError.
  */
-import { allocate, centsToDecimal, mulDivRound, parseDecimalToCents } from '../../core/money';
+import { allocate, centsToDecimal, minorUnits, mulDivRound, parseDecimalToCents } from '../../core/money';
 import type { CalculatorCoupon, CouponEffectiveStatus } from './types';
 
 export interface CartLine {
@@ -55,6 +55,8 @@ export interface DiscountContext {
   customerUses?: Record<string | number, number>;
   /** Cents; reported back as `shipping_discount` when a free-shipping coupon applies. */
   shippingTotal?: number;
+  /** The cart's currency (ISO 4217), for writing amounts in messages with its own decimals; two decimals without it. */
+  currency?: string;
 }
 
 export interface LineDiscount {
@@ -108,8 +110,8 @@ export const REJECTION_MESSAGES: Record<Exclude<RejectionRule, 'min_purchase'>, 
   not_stackable: 'This coupon cannot be combined with other coupons.',
 };
 
-export function minPurchaseMessage(amount: number): string {
-  return `The minimum spend for this coupon is ${centsToDecimal(amount)}.`;
+export function minPurchaseMessage(amount: number, currency?: string): string {
+  return `The minimum spend for this coupon is ${centsToDecimal(amount, currency ? minorUnits(currency) : 2)}.`;
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -192,7 +194,7 @@ export function calculateDiscounts(lines: CartLine[], coupons: CalculatorCoupon[
     }
     const eligibleSubtotal = eligible.reduce((sum, i) => sum + subtotals[i], 0);
     if (coupon.min_purchase_amount !== null && eligibleSubtotal < coupon.min_purchase_amount) {
-      reject(coupon, 'min_purchase', minPurchaseMessage(coupon.min_purchase_amount));
+      reject(coupon, 'min_purchase', minPurchaseMessage(coupon.min_purchase_amount, context.currency));
       continue;
     }
     candidates.push({ coupon, eligible });

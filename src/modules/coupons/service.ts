@@ -396,3 +396,11 @@ export async function incrementCouponUse(db: Knex | Knex.Transaction, couponId: 
 export async function releaseCouponUse(db: Knex | Knex.Transaction, couponId: number): Promise<void> {
   await db(TABLE).where('id', couponId).where('use_count', '>', 0).decrement('use_count', 1);
 }
+
+/**
+ * Counts again a use given back by `releaseCouponUse` (a canceled order was reinstated). Unconditional: the use was
+ * granted when the order was placed, so `max_uses` reached meanwhile does not take it away.
+ */
+export async function restoreCouponUse(db: Knex | Knex.Transaction, couponId: number): Promise<void> {
+  await db(TABLE).where('id', couponId).increment('use_count', 1);
+}

@@ -8,7 +8,7 @@ import { toTimestamp } from '../../core/time';
 import type { HostUser } from '../../host/contract';
 import { recordActivity } from '../activities/service';
 import { listAddresses } from '../customers/addresses';
-import { customerIdOf, ownedBy } from '../customers/owner';
+import { customerIdOf, emailNotClaimable, ownedBy } from '../customers/owner';
 import { presentCustomer, type CustomerRow } from '../customers/presenter';
 import type { Address } from '../customers/types';
 import { isUniqueViolation } from '../products/validation';
@@ -261,7 +261,9 @@ export async function ensureCustomer(ctx: Ctx): Promise<number> {
   } catch (error) {
     if (!isUniqueViolation(error, 'store_customers', 'user_id') && !isUniqueViolation(error, 'store_customers', 'email')) throw error;
     const winner = await customerIdOf(ctx.db, scope);
-    if (winner === null) throw error;
-    return winner;
+    if (winner !== null) return winner;
+    // The record with this email is someone's guest record the caller may not claim (email not verified, or detached).
+    if (isUniqueViolation(error, 'store_customers', 'email')) throw emailNotClaimable();
+    throw error;
   }
 }

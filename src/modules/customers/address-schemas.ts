@@ -94,7 +94,7 @@ export const PortalMakePrimaryBody = Type.Object({
 });
 
 /** The type-prefixed fields of the portal's address form (`billing_city`, `shipping_city`…), all optional here. */
-function prefixedFields(type: AddressType): Record<string, TSchema> {
+export function prefixedFields(type: AddressType): Record<string, TSchema> {
   return {
     [`${type}_label`]: optionalText(MAX.label),
     [`${type}_name`]: optionalText(MAX.name),

@@ -37,6 +37,8 @@ export type AddressPatch = Partial<AddressInput>;
 export interface AddressWriteOptions {
   /** An order of the customer whose address of the same type follows this one when it is (or becomes) primary. */
   orderId?: number | null;
+  /** The city may be empty whatever the country's rules (a billing address for digital goods). */
+  cityOptional?: boolean;
 }
 
 export interface PrimaryState {
@@ -208,7 +210,7 @@ const typeName = (type: AddressType) => (type === 'billing' ? 'Billing' : 'Shipp
  * `store/customer/primary_address_changed` when the address became primary.
  */
 export async function createAddress(ctx: Ctx, customerId: number, input: AddressInput, options: AddressWriteOptions = {}): Promise<Address> {
-  throwIfAny(await validateAddressFields(input));
+  throwIfAny(await validateAddressFields(input, '', { cityOptional: options.cityOptional }));
   const columns = await columnsOf({ status: 'active', ...input });
   return retrying(() =>
     transaction(ctx, async (trx, afterCommit) => {

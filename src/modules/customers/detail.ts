@@ -127,7 +127,7 @@ const ownedBy = (id: number, userId: number): Owners => ({
 /**
  * The portal shape of the caller's own record, with `billing_address`, `shipping_address` and `orders` (summaries of
  * the newest 50) when asked for; 403 with the spec's message for anyone else's record. A caller whose record is not
- * linked yet owns the unlinked record with their email (`customerIdOf`), which is then read by id.
+ * linked yet owns the unlinked record with their verified email (`customerIdOf`), which is then read by id.
  */
 export async function portalCustomerDetail(ctx: Ctx, id: number, wanted: ReadonlyArray<(typeof PORTAL_WITH)[number]>): Promise<Record<string, unknown>> {
   const scope = ctx.scope!;

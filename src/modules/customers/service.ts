@@ -19,7 +19,7 @@ import { getStoreSettings } from '../settings/store-settings';
 import type { NameMode } from '../settings/types';
 import { presentAddresses, type AddressRow } from './addresses';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterProperty } from './filters';
-import { customerIdOf } from './owner';
+import { customerIdOf, linkBlocked, recordAdminLink } from './owner';
 import { pick, presentAdmin, presentCustomer, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
 import type { CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
 import type { Address, AddressType, CustomerRecord, CustomerStatus } from './types';
@@ -338,7 +338,9 @@ async function assertEmailFree(db: Knex | Knex.Transaction, email: string, excep
 
 /**
  * Which host user a new or updated customer is linked to: `user_id` when sent (it must exist and be free), else the
- * host user with the customer's email when that user is free, else a new host user when `wp_user` is `yes`.
+ * host user with the customer's email when that user is free, has verified the email and was not detached from this
+ * customer by an administrator, else a new host user when `wp_user` is `yes` (verified: the administrator vouches for
+ * the address).
  */
 async function resolveUser(
   ctx: Ctx,
@@ -354,6 +356,10 @@ async function resolveUser(
   if (current?.user_id) return undefined; // keeps the linked user
   const byEmail = await ctx.host.users.findByEmail(fields.email);
   if (byEmail) {
+    if (!byEmail.email_verified_at || (exceptId !== null && (await linkBlocked(ctx.db, exceptId, byEmail.id)))) {
+      if (wantsHostUser(body.wp_user)) throw unlinkableByEmail();
+      return undefined;
+    }
     const linked = await customerOfUser(ctx.db, byEmail.id);
     if (linked === null || linked === exceptId) return byEmail.id;
     if (wantsHostUser(body.wp_user)) throw invalid('wp_user', 'unique', 'The user account with this email is already linked to another customer.');
@@ -366,9 +372,13 @@ async function resolveUser(
     last_name: fields.last_name,
     url: body.user_url || undefined,
     login: body.username,
+    email_verified: true,
   });
   return user.id;
 }
+
+const unlinkableByEmail = () =>
+  invalid('wp_user', 'unique', 'The user account with this email has not verified it or was detached from this customer: attach it by user_id.');
 
 function uniqueFailure(error: unknown): never {
   if (isUniqueViolation(error, CUSTOMERS, 'email')) throw customerExists();
@@ -453,10 +463,12 @@ async function saveChanges(ctx: Ctx, id: number, changes: Partial<ResolvedFields
   try {
     return await transaction(ctx, async (trx, afterCommit) => {
       const previous = await findCustomer(trx, id);
+      const now = toTimestamp(ctx.clock.now());
       await trx(CUSTOMERS)
         .where({ id })
-        .update({ ...changes, updated_at: toTimestamp(ctx.clock.now()) });
+        .update({ ...changes, updated_at: now });
       const customer = await findCustomer(trx, id);
+      if (previous.user_id !== customer.user_id) await recordAdminLink(trx, id, previous.user_id, customer.user_id, now);
       const changed = changedFields(previous, customer);
       await recordActivity(
         trx,

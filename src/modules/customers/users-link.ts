@@ -6,6 +6,7 @@ import { fail, invalid } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { isUniqueViolation } from '../products/validation';
+import { recordAdminLink } from './owner';
 import { presentCustomer, type CustomerRow } from './presenter';
 import type { CustomerRecord } from './types';
 
@@ -51,6 +52,8 @@ export interface NewHostUser {
   last_name: string;
   url?: string;
   login?: string;
+  /** An administrator creating the user vouches for the address; a shopper's own sign-up (checkout) does not. */
+  email_verified?: boolean;
 }
 
 /** Creates a host user with the `customer` role for a customer (`wp_user: 'yes'`). */
@@ -67,6 +70,7 @@ export async function createHostUser(ctx: Ctx, input: NewHostUser): Promise<Host
       last_name: input.last_name,
       url: input.url ?? '',
       roles: ['customer'],
+      email_verified: input.email_verified ?? false,
     });
   } catch (error) {
     const code = (error as { code?: string }).code;
@@ -110,7 +114,8 @@ const notFound = () => fail('not_found', 'Customer not found');
 
 /**
  * Links (`userId`) or unlinks (`null`) a customer's host user. Linking a user that belongs to another customer is a
- * 422; the unique key on `user_id` settles concurrent attempts the same way.
+ * 422; the unique key on `user_id` settles concurrent attempts the same way. An administrator's choice sticks: a
+ * detached user is not linked to this customer again by their email (`recordAdminLink`).
  */
 export async function setCustomerUser(ctx: Ctx, customerId: number, userId: number | null): Promise<CustomerRecord> {
   const user = userId === null ? null : await linkableUser(ctx, userId, customerId);
@@ -120,9 +125,9 @@ export async function setCustomerUser(ctx: Ctx, customerId: number, userId: numb
       if (!row) throw notFound();
       const previous = presentCustomer(row);
       if (previous.user_id === userId) return previous;
-      await trx('store_customers')
-        .where({ id: customerId })
-        .update({ user_id: userId, updated_at: toTimestamp(ctx.clock.now()) });
+      const now = toTimestamp(ctx.clock.now());
+      await trx('store_customers').where({ id: customerId }).update({ user_id: userId, updated_at: now });
+      await recordAdminLink(trx, customerId, previous.user_id, userId, now);
       const customer = presentCustomer((await trx('store_customers').where({ id: customerId }).first()) as CustomerRow);
       await recordActivity(
         trx,

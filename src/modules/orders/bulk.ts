@@ -7,14 +7,16 @@ import { ownEntry } from '../../core/lookup';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
-import { adjustStock } from '../products/stock';
 import { capturePayments } from './capture';
+import { releaseOrderCouponUses, restoreOrderCouponUses } from './coupon-uses';
 import { deleteOrders } from './delete';
 import type { BulkActionBody } from './manage-schemas';
 import { markPaidInTransaction } from './payments';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
+import { reclaimOrderStock, releaseOrderStock, type StockState } from './stock-state';
 import {
+  isUnpaid,
   PAYMENT_STATUS_ALIASES,
   PAYMENT_STATUSES,
   SETTABLE_ORDER_STATUSES,
@@ -36,31 +38,30 @@ function requireStatus<T extends string>(value: string | undefined, allowed: rea
   return value as T;
 }
 
-/**
- * Gives back (`direction` 1) or takes again (-1) the stock of an order's items whose variation still exists and manages
- * stock; taking more than is available is 422 'Insufficient stock for …' and the whole bulk action is undone.
- */
-async function moveStock(trx: Knex.Transaction, ctx: Ctx, orderId: number, direction: 1 | -1, afterCommit: AfterCommit): Promise<void> {
-  const items = (await trx('store_order_items').where({ order_id: orderId }).whereNotNull('variation_id').select('variation_id', 'quantity')) as Array<{
-    variation_id: number | string;
-    quantity: number | string;
-  }>;
-  if (!items.length) return;
-  const existing = new Set(
-    (
-      (await trx('store_product_variations')
-        .whereIn('id', [...new Set(items.map((i) => Number(i.variation_id)))])
-        .select('id')) as Array<{ id: number }>
-    ).map((v) => Number(v.id)),
-  );
-  for (const item of items) {
-    if (existing.has(Number(item.variation_id))) await adjustStock(trx, ctx, Number(item.variation_id), direction * Number(item.quantity), afterCommit);
-  }
+const CANCEL_NOTES: Record<StockState, string> = { '': ' Stock was restored.', taken: ' Stock was restored.', held: ' Held stock was released.', released: '' };
+const RECLAIM_NOTES: Record<StockState, string> = { taken: ' Stock was reduced.', held: ' Stock was put on hold.', '': '', released: '' };
+
+/** What canceling does besides the status: stock per `manage_stock` (a checkout's hold is always freed), coupon uses of an unpaid order. */
+async function cancelEffects(trx: Knex.Transaction, ctx: Ctx, order: OrderRow, manageStock: boolean, afterCommit: AfterCommit): Promise<string> {
+  const id = Number(order.id);
+  const uses = isUnpaid(order.payment_status) ? await releaseOrderCouponUses(trx, id) : 0;
+  const released = await releaseOrderStock(trx, ctx, id, afterCommit, manageStock ? { restockUntracked: true } : { holdsOnly: true });
+  return `${released === null ? '' : CANCEL_NOTES[released]}${uses ? ` ${plural(uses, 'coupon use was', 'coupon uses were')} given back.` : ''}`;
+}
+
+/** What leaving `canceled` does: with `manage_stock` the stock is taken or held again; coupon uses given back are counted again. */
+async function reinstateEffects(trx: Knex.Transaction, ctx: Ctx, order: OrderRow, manageStock: boolean, afterCommit: AfterCommit): Promise<string> {
+  const id = Number(order.id);
+  const uses = await restoreOrderCouponUses(trx, id);
+  const reclaimed = manageStock ? await reclaimOrderStock(trx, ctx, id, afterCommit) : null;
+  return `${reclaimed === null ? '' : RECLAIM_NOTES[reclaimed]}${uses ? ` ${plural(uses, 'coupon use was', 'coupon uses were')} counted again.` : ''}`;
 }
 
 /**
- * `change_order_status`: sets one of the settable statuses. With `manage_stock`, canceling gives the items' stock back
- * and leaving `canceled` takes it again. Orders already in the status are left as they are (no event).
+ * `change_order_status`: sets one of the settable statuses. Canceling frees a checkout's held stock and gives back the
+ * coupon uses of an unpaid order; with `manage_stock` it also gives taken stock back (an order without a stock state
+ * counts as taken), and leaving `canceled` takes the stock again (held again while unpaid). Orders already in the
+ * status are left as they are (no event).
  */
 async function changeOrderStatus(ctx: Ctx, ids: number[], status: SettableStatus, manageStock: boolean): Promise<string> {
   return transaction(ctx, async (trx, afterCommit) => {
@@ -73,16 +74,16 @@ async function changeOrderStatus(ctx: Ctx, ids: number[], status: SettableStatus
       await trx('store_orders')
         .where({ id })
         .update({ status, updated_at: now, ...(status === 'completed' && !before.completed_at ? { completed_at: now } : {}) });
-      let stockNote = '';
-      if (manageStock && (status === 'canceled') !== (previous === 'canceled')) {
-        const direction = status === 'canceled' ? 1 : -1;
-        await moveStock(trx, ctx, id, direction, afterCommit);
-        stockNote = direction === 1 ? ' Stock was restored.' : ' Stock was reduced.';
-      }
+      const note =
+        status === 'canceled'
+          ? await cancelEffects(trx, ctx, before, manageStock, afterCommit)
+          : previous === 'canceled'
+            ? await reinstateEffects(trx, ctx, before, manageStock, afterCommit)
+            : '';
       await recordActivity(
         trx,
         ctx,
-        { object_type: 'order', object_id: id, title: 'Order status changed', content: `From ${previous} to ${status}.${stockNote}` },
+        { object_type: 'order', object_id: id, title: 'Order status changed', content: `From ${previous} to ${status}.${note}` },
         afterCommit,
       );
       const order = await reload(trx, id);

@@ -1,6 +1,6 @@
 import { transaction, type Ctx } from '../../core/context';
 import { AppError } from '../../core/errors';
-import { centsToDecimal } from '../../core/money';
+import { decimalWithCode } from '../../core/money';
 import { toTimestamp } from '../../core/time';
 import type { GatewayResult } from '../../gateways/gateway';
 import { gatewayFor } from '../../gateways/registry';
@@ -51,6 +51,9 @@ async function record(ctx: Ctx, charge: TransactionRow, result: GatewayResult, t
         payment_method: charge.payment_method || undefined,
         vendor_charge_id: vendorChargeId,
         transaction_type: charge.transaction_type,
+        // Exactly the authorised charge, captured in full: not "the newest pending charge, for what is still due".
+        transaction_id: charge.id,
+        amount: charge.total,
       });
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'locked') throw error;
@@ -64,7 +67,7 @@ async function record(ctx: Ctx, charge: TransactionRow, result: GatewayResult, t
         object_type: 'order',
         object_id: charge.order_id,
         title: 'Payment captured',
-        content: `${centsToDecimal(charge.total)} ${charge.currency} captured by ${title}${vendorChargeId ? ` (${vendorChargeId})` : ''}.`,
+        content: `${decimalWithCode(charge.total, charge.currency)} captured by ${title}${vendorChargeId ? ` (${vendorChargeId})` : ''}.`,
         status: 'success',
       },
       afterCommit,

@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
-import { lockForUpdate } from '../../core/db';
+import { lockForUpdate, type AfterCommit } from '../../core/db';
 import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
+import { releaseOrderCouponUses } from './coupon-uses';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
-import { DELETABLE } from './state';
+import { DELETABLE, isUnpaid } from './state';
+import { releaseOrderStock } from './stock-state';
 
 /**
  * Safe to delete (reference §3): nothing was taken (payment pending or failed) and the order is not being fulfilled
@@ -36,9 +38,24 @@ async function descendantsOf(trx: Knex.Transaction, id: number): Promise<OrderRo
 }
 
 /**
+ * What a deleted order held goes back: a checkout's held stock always; taken stock and coupon uses only when the order
+ * is unpaid (a paid test-mode order's goods are gone, and its coupons were used). Returns the note for the activity.
+ */
+async function giveBack(trx: Knex.Transaction, ctx: Ctx, row: OrderRow, afterCommit: AfterCommit): Promise<string> {
+  const id = Number(row.id);
+  const unpaid = isUnpaid(row.payment_status);
+  const uses = unpaid ? await releaseOrderCouponUses(trx, id) : 0;
+  const released = await releaseOrderStock(trx, ctx, id, afterCommit, { holdsOnly: !unpaid });
+  return `${released === 'held' ? ' Held stock was released.' : released === 'taken' ? ' Stock was restored.' : ''}${
+    uses ? ` ${plural(uses, 'coupon use was', 'coupon uses were')} given back.` : ''
+  }`;
+}
+
+/**
  * `delete_orders`: deletes each selected order that is safe to delete, with its renewals, in one transaction; an order
  * whose renewals are not all safe is kept whole (a paid renewal is never lost with its parent). Items, transactions,
  * addresses, applied coupons and UTM rows go with their order (foreign keys); the activity log keeps its history.
+ * Held stock, and an unpaid order's taken stock and coupon uses, are given back first (`giveBack`).
  * Customers' statistics are recomputed; `store/order/deleted` fires for every deleted order.
  */
 export async function deleteOrders(ctx: Ctx, ids: number[]): Promise<string> {
@@ -60,6 +77,7 @@ export async function deleteOrders(ctx: Ctx, ids: number[]): Promise<string> {
     const customers = new Set<number>();
     for (const row of [...doomed.values()].reverse()) {
       const id = Number(row.id);
+      const given = await giveBack(trx, ctx, row, afterCommit);
       await trx('store_label_relations').where({ object_type: 'order', object_id: id }).delete();
       await trx('store_orders').where({ id }).delete();
       if (row.customer_id !== null) customers.add(Number(row.customer_id));
@@ -71,7 +89,7 @@ export async function deleteOrders(ctx: Ctx, ids: number[]): Promise<string> {
           object_type: 'order',
           object_id: id,
           title: 'Order deleted',
-          content: `Order #${id}${row.invoice_no ? ` (${String(row.invoice_no)})` : ''} was deleted${renewalOf}.`,
+          content: `Order #${id}${row.invoice_no ? ` (${String(row.invoice_no)})` : ''} was deleted${renewalOf}.${given}`,
           status: 'warning',
         },
         afterCommit,

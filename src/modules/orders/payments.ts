@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import { lockForUpdate, type AfterCommit } from '../../core/db';
 import { fail, invalid } from '../../core/errors';
-import { centsToDecimal } from '../../core/money';
+import { decimalWithCode } from '../../core/money';
 import { toTimestamp } from '../../core/time';
 import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
@@ -12,6 +12,7 @@ import { assignInvoiceNumber } from './invoice';
 import { CHARGE_TYPES, TRANSACTION_STATUS, ledgerOf, syncOrderTotals, toTransaction, type ChargeType } from './ledger';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { SETTLED_PAYMENT_STATUSES, statusWhenPaid } from './state';
+import { takeOrderStock } from './stock-state';
 
 export interface MarkPaidInput {
   payment_method?: string;
@@ -100,9 +101,9 @@ async function recordCharge(
 /**
  * The whole mark-as-paid effect inside the caller's transaction (the route, and the create-order service for orders
  * created paid): the charge for what is still due, totals from the ledger, payment status `paid`, the order status
- * its fulfilment calls for, the invoice number, the customer's statistics, an activity entry (holding the note), and
- * the hooks after commit. The order row is locked and the status change is a conditional update, so of two
- * concurrent calls exactly one wins; the other gets 423. Its 404/422/423 errors are thrown before anything is written,
+ * its fulfilment calls for, the stock a checkout held taken for good, the invoice number, the customer's statistics,
+ * an activity entry (holding the note), and the hooks after commit. The order row is locked and the status change
+ * is a conditional update, so of two concurrent calls exactly one wins; the other gets 423. Its 404/422/423 errors are thrown before anything is written,
  * so a caller may catch them and carry on in the same transaction.
  */
 export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, orderId: number, input: MarkPaidInput): Promise<void> {
@@ -143,9 +144,10 @@ export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, aft
     amount: input.amount,
   });
   await syncOrderTotals(trx, orderId);
+  await takeOrderStock(trx, ctx, orderId, afterCommit);
   await assignInvoiceNumber(ctx, trx, orderId);
   if (before.customer_id !== null) await recalculateCustomerStats(trx, Number(before.customer_id));
-  const amount = `${centsToDecimal(charge.amount)} ${String(before.currency)}`;
+  const amount = decimalWithCode(charge.amount, String(before.currency));
   await recordActivity(
     trx,
     ctx,

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import { lockForUpdate, type AfterCommit } from '../../core/db';
 import { fail, invalid } from '../../core/errors';
-import { centsToDecimal, parseDecimalToCents } from '../../core/money';
+import { centsToDecimal, decimalWithCode, minorUnits, parseDecimalToCents } from '../../core/money';
 import { toTimestamp } from '../../core/time';
 import type { GatewayResult, GatewayTransaction } from '../../gateways/gateway';
 import { gatewayFor } from '../../gateways/registry';
@@ -41,29 +41,43 @@ export interface RefundAnswer {
 }
 
 export interface RefundOutcome {
-  /** 200 when the refund is recorded; 502 when the gateway refused it or did not answer. */
+  /** 200 when the refund is recorded (or the gateway accepted it and completes it later); 502 when the gateway refused it or did not answer. */
   status: 200 | 502;
   answer: RefundAnswer;
 }
 
 const NOT_REFUNDABLE = 'Order can not be refunded';
 
-interface Reservation {
+/** A refund reserved as a `pending` row: the order, the charge it gives money back from, and the row. */
+export interface Reservation {
   order: OrderRow;
   charge: TransactionRow;
   refundId: number;
+  refundUuid: string;
+  /** The refund in minor units of the charge's currency. */
+  amount: number;
 }
 
-function parseInput(input: RefundInput): { transactionId: number; amount: number; cancelSubscription: boolean } {
+function parseInput(input: RefundInput): { transactionId: number; amount: number | string; cancelSubscription: boolean } {
   if (input.transaction_id === undefined || input.transaction_id === '') throw invalid('refund_info.transaction_id', 'required', 'Transaction ID is required');
   const transactionId = Number(input.transaction_id);
   if (input.amount === undefined || input.amount === '') throw invalid('refund_info.amount', 'required', 'Refund amount is required');
-  const amount = parseDecimalToCents(input.amount);
+  return { transactionId, amount: input.amount, cancelSubscription: input.cancelSubscription === true || input.cancelSubscription === 'true' };
+}
+
+const PLACES = ['', 'one decimal place', 'two decimal places', 'three decimal places', 'four decimal places'];
+
+/** `refund_info.amount`, decimal units of the charge's currency, in its minor units: "12.34" USD → 1234, "1000" JPY → 1000, "1.5" KWD → 1500. */
+function refundAmount(sent: number | string, currency: string): number {
+  const digits = minorUnits(currency);
+  const amount = parseDecimalToCents(sent, digits);
   if (amount === null) {
-    throw invalid('refund_info.amount', 'numeric', 'The refund amount must be a decimal amount with at most two decimal places, e.g. 12.50.');
+    const rule =
+      digits === 0 ? `a whole number of ${currency}, e.g. 1250` : `a decimal amount with at most ${PLACES[digits]}, e.g. 12.${'5'.padEnd(digits, '0')}`;
+    throw invalid('refund_info.amount', 'numeric', `The refund amount must be ${rule}.`);
   }
   if (amount <= 0) throw invalid('refund_info.amount', 'min', 'The refund amount must be greater than zero.');
-  return { transactionId, amount, cancelSubscription: input.cancelSubscription === true || input.cancelSubscription === 'true' };
+  return amount;
 }
 
 /**
@@ -71,7 +85,7 @@ function parseInput(input: RefundInput): { transactionId: number; amount: number
  * still has `amount` left (earlier refunds and refunds in flight count), and reserves it as a `pending` refund row.
  * Parallel refunds queue on the order lock, so together they can never exceed the charge.
  */
-async function reserve(ctx: Ctx, orderId: number, transactionId: number, amount: number): Promise<Reservation> {
+async function reserve(ctx: Ctx, orderId: number, transactionId: number, sentAmount: number | string): Promise<Reservation> {
   return transaction(ctx, async (trx) => {
     const order = (await lockForUpdate(trx('store_orders').where({ id: orderId }), trx).first()) as OrderRow | undefined;
     if (!order) throw fail('not_found', 'Order not found', { status: 404 });
@@ -83,15 +97,18 @@ async function reserve(ctx: Ctx, orderId: number, transactionId: number, amount:
     }
     // Refused here, before anything is reserved, when the charge's gateway is gone but its money went through it.
     gatewayFor(ctx, charge.payment_method, charge.vendor_charge_id);
+    const amount = refundAmount(sentAmount, charge.currency);
     const left = charge.total - (await reservedRefundsOf(trx, orderId, charge.id));
     if (left <= 0) throw fail('invalid_state', NOT_REFUNDABLE);
     if (amount > left) {
-      throw invalid('refund_info.amount', 'max', `The refund amount can not be more than ${centsToDecimal(left)}, what is left to refund of this transaction.`);
+      const most = centsToDecimal(left, minorUnits(charge.currency));
+      throw invalid('refund_info.amount', 'max', `The refund amount can not be more than ${most}, what is left to refund of this transaction.`);
     }
     const now = toTimestamp(ctx.clock.now());
     const meta: RefundMeta = { parent_transaction_id: charge.id };
+    const refundUuid = crypto.randomUUID();
     const [refundId] = await trx('store_order_transactions').insert({
-      uuid: crypto.randomUUID(),
+      uuid: refundUuid,
       order_id: orderId,
       order_type: order.type,
       transaction_type: REFUND_TYPE,
@@ -105,12 +122,12 @@ async function reserve(ctx: Ctx, orderId: number, transactionId: number, amount:
       created_at: now,
       updated_at: now,
     });
-    return { order, charge, refundId: Number(refundId) };
+    return { order, charge, refundId: Number(refundId), refundUuid, amount };
   });
 }
 
 /** Step 2: the gateway gives the money back. A throw means the outcome is unknown (null). */
-async function callGateway(ctx: Ctx, charge: TransactionRow, amount: number): Promise<GatewayResult | null> {
+async function callGateway(ctx: Ctx, { charge, refundId, refundUuid }: Reservation, amount: number): Promise<GatewayResult | null> {
   const subject: GatewayTransaction = {
     id: charge.id,
     order_id: charge.order_id,
@@ -122,33 +139,40 @@ async function callGateway(ctx: Ctx, charge: TransactionRow, amount: number): Pr
     status: charge.status,
   };
   try {
-    return await gatewayFor(ctx, charge.payment_method, charge.vendor_charge_id).refund(ctx, subject, amount);
+    return await gatewayFor(ctx, charge.payment_method, charge.vendor_charge_id).refund(ctx, subject, amount, { id: refundId, uuid: refundUuid });
   } catch (error) {
     ctx.host.logger.error({ err: error, transaction_id: charge.id }, 'gateway refund failed');
     return null;
   }
 }
 
-async function settleRefunded(
+/**
+ * The gateway gave the money back: the pending row becomes `refunded`, and the order's totals, payment status,
+ * `refunded_at`, the customer's statistics, an activity entry and the refund hooks follow. The row changes with a
+ * conditional update under the order lock, so when the gateway's notification settled it first (or settles it at
+ * the same time) this does nothing and returns null.
+ */
+export async function settleRefunded(
   ctx: Ctx,
   trx: Knex.Transaction,
   afterCommit: AfterCommit,
   { order: reserved, charge, refundId }: Reservation,
   amount: number,
   result: GatewayResult,
-): Promise<string> {
+): Promise<string | null> {
   const orderId = Number(reserved.id);
   const now = toTimestamp(ctx.clock.now());
   const before = (await lockForUpdate(trx('store_orders').where({ id: orderId }), trx).first()) as OrderRow;
   const meta: RefundMeta = { parent_transaction_id: charge.id, gateway_status: result.status, gateway_message: result.message };
-  await trx('store_order_transactions')
+  const settled = await trx('store_order_transactions')
     .where({ id: refundId, status: TRANSACTION_STATUS.pending })
     .update({ status: TRANSACTION_STATUS.refunded, vendor_charge_id: result.vendor_id ?? '', meta: JSON.stringify(meta), updated_at: now });
+  if (!settled) return null;
   const ledger = await syncOrderTotals(trx, orderId);
   const paymentStatus = paymentStatusOf(Number(before.total_amount), ledger.paid, ledger.refunded, before.payment_status as PaymentStatus);
   await trx('store_orders').where({ id: orderId }).update({ payment_status: paymentStatus, refunded_at: now, updated_at: now });
   if (before.customer_id !== null) await recalculateCustomerStats(trx, Number(before.customer_id));
-  const money = `${centsToDecimal(amount)} ${charge.currency}`;
+  const money = decimalWithCode(amount, charge.currency);
   const message = `Refund of ${money} recorded (transaction #${refundId}, from transaction #${charge.id}).`;
   await recordActivity(
     trx,
@@ -168,18 +192,24 @@ async function settleRefunded(
   return message;
 }
 
-/** The gateway refused: the reservation is released (row `failed`), the order is unchanged. */
-async function settleFailed(
+/** The gateway refused: the reservation is released (row `failed`), the order is unchanged. False when the row was no longer pending. */
+export async function settleFailed(
   ctx: Ctx,
   trx: Knex.Transaction,
   afterCommit: AfterCommit,
   { order, charge, refundId }: Reservation,
   result: GatewayResult,
-): Promise<void> {
+): Promise<boolean> {
   const meta: RefundMeta = { parent_transaction_id: charge.id, gateway_status: result.status, gateway_message: result.message };
-  await trx('store_order_transactions')
+  const settled = await trx('store_order_transactions')
     .where({ id: refundId, status: TRANSACTION_STATUS.pending })
-    .update({ status: TRANSACTION_STATUS.failed, meta: JSON.stringify(meta), updated_at: toTimestamp(ctx.clock.now()) });
+    .update({
+      status: TRANSACTION_STATUS.failed,
+      vendor_charge_id: result.vendor_id ?? '',
+      meta: JSON.stringify(meta),
+      updated_at: toTimestamp(ctx.clock.now()),
+    });
+  if (!settled) return false;
   await recordActivity(
     trx,
     ctx,
@@ -189,6 +219,36 @@ async function settleFailed(
       title: 'Refund failed',
       content: `The payment gateway refused the refund: ${result.message}`,
       status: 'error',
+    },
+    afterCommit,
+  );
+  return true;
+}
+
+/**
+ * The gateway accepted the refund but has not completed it: the row stays `pending` (its amount reserved) and keeps
+ * the gateway's refund id, by which the gateway's notification or the reconcile job settles it later.
+ */
+export async function holdPendingRefund(
+  ctx: Ctx,
+  trx: Knex.Transaction,
+  afterCommit: AfterCommit,
+  { order, charge, refundId }: Reservation,
+  result: GatewayResult,
+): Promise<void> {
+  const meta: RefundMeta = { parent_transaction_id: charge.id, gateway_status: result.status, gateway_message: result.message };
+  await trx('store_order_transactions')
+    .where({ id: refundId, status: TRANSACTION_STATUS.pending })
+    .update({ vendor_charge_id: result.vendor_id ?? '', meta: JSON.stringify(meta), updated_at: toTimestamp(ctx.clock.now()) });
+  await recordActivity(
+    trx,
+    ctx,
+    {
+      object_type: 'order',
+      object_id: Number(order.id),
+      title: 'Refund pending',
+      content: `The payment gateway accepted refund transaction #${refundId} but has not completed it: ${result.message}`,
+      status: 'info',
     },
     afterCommit,
   );
@@ -206,14 +266,16 @@ function subscriptionPart(requested: boolean): RefundPart {
  * 2. call the gateway, outside any database transaction;
  * 3. on success (or `skipped` for offline gateways, which record only) the row becomes `refunded` and the order's
  *    totals, payment status, `refunded_at` and the customer's statistics follow, in one transaction, hooks after it;
- *    on refusal the row becomes `failed` and nothing else changes;
+ *    on refusal the row becomes `failed` and nothing else changes; when the gateway accepted it for later (`pending`)
+ *    the row stays `pending` with the gateway's refund id, for its notification or the reconcile job to settle;
  *    when the gateway throws, the outcome is unknown: the row stays `pending`, keeping the amount reserved, so a
  *    retry can never give the same money back twice.
  */
 export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput): Promise<RefundOutcome> {
-  const { transactionId, amount, cancelSubscription } = parseInput(input);
-  const reservation = await reserve(ctx, orderId, transactionId, amount);
-  const result = await callGateway(ctx, reservation.charge, amount);
+  const { transactionId, amount: sentAmount, cancelSubscription } = parseInput(input);
+  const reservation = await reserve(ctx, orderId, transactionId, sentAmount);
+  const { amount } = reservation;
+  const result = await callGateway(ctx, reservation, amount);
   const subscription_cancel = subscriptionPart(cancelSubscription);
 
   if (!result) {
@@ -254,7 +316,23 @@ export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput)
       },
     };
   }
-  const message = await transaction(ctx, (trx, afterCommit) => settleRefunded(ctx, trx, afterCommit, reservation, amount, result));
+  if (result.status === 'pending') {
+    await transaction(ctx, (trx, afterCommit) => holdPendingRefund(ctx, trx, afterCommit, reservation, result));
+    return {
+      status: 200,
+      answer: {
+        fluent_cart_refund: {
+          status: 'pending',
+          message: `The payment gateway accepted the refund and will complete it later; transaction #${reservation.refundId} stays pending until it does.`,
+        },
+        gateway_refund: { status: 'pending', message: result.message },
+        subscription_cancel,
+      },
+    };
+  }
+  const settled = await transaction(ctx, (trx, afterCommit) => settleRefunded(ctx, trx, afterCommit, reservation, amount, result));
+  // Null: the gateway's notification recorded this refund first, with the same effects.
+  const message = settled ?? `Refund recorded (transaction #${reservation.refundId}, from transaction #${reservation.charge.id}).`;
   return {
     status: 200,
     answer: {

@@ -28,6 +28,11 @@ export type FulfillmentType = (typeof FULFILLMENT_TYPES)[number];
 /** Orders that may be deleted: nothing was paid, or the order was given up (issue 5). */
 export const DELETABLE = { orderStatuses: ['canceled', 'on-hold', 'draft', 'pending', 'failed'], paymentStatuses: ['pending', 'failed'] } as const;
 
+/** Nothing was taken: the order's payment is still pending or failed. */
+export function isUnpaid(paymentStatus: unknown): boolean {
+  return (DELETABLE.paymentStatuses as readonly unknown[]).includes(paymentStatus);
+}
+
 /** The order status an order gets once paid: digital goods are delivered at once, physical ones still ship. */
 export function statusWhenPaid(fulfillment: string): OrderStatus {
   return fulfillment === 'digital' ? 'completed' : 'processing';

@@ -106,8 +106,8 @@ export interface OrderTaxItem {
 
 /** The context of the `store/order/tax` filter. */
 export interface OrderTaxContext {
-  /** The transaction the order is written in: read through it (on SQLite it holds the only connection). */
-  db: Knex.Transaction;
+  /** The transaction the order is written in, when there is one (a cart is priced outside any): read through it (on SQLite it holds the only connection). */
+  db: Knex | Knex.Transaction;
   /** Null while the order is being created. */
   order_id: number | null;
   currency: string;
@@ -116,7 +116,8 @@ export interface OrderTaxContext {
   shipping_total: number;
   billing_address: TaxAddress | null;
   shipping_address: TaxAddress | null;
-  customer: CustomerRecord;
+  /** Null while a guest's cart is priced (checkout has not yet said who is buying). */
+  customer: CustomerRecord | null;
 }
 
 export interface OrderTotals {

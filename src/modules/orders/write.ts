@@ -8,7 +8,7 @@ import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import { insertedId, lockForUpdate, parseJson, type AfterCommit } from '../../core/db';
 import { fail, type FieldErrors } from '../../core/errors';
-import { centsToDecimal } from '../../core/money';
+import { decimalWithCode } from '../../core/money';
 import { toTimestamp } from '../../core/time';
 import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
@@ -19,10 +19,12 @@ import type { CustomerRecord } from '../customers/types';
 import { isUniqueViolation, throwIfAny } from '../products/validation';
 import { getStoreSettings } from '../settings/store-settings';
 import { markPaidInTransaction } from './payments';
+import { holdOrderStock, releaseOrderStock } from './stock-state';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
 import { PAYMENT_STATUSES, SETTLED_PAYMENT_STATUSES, paymentStatusOf, type OrderStatus, type PaymentStatus } from './state';
-import { applyTax, calculateTotals, NO_TAX, type ManualDiscount, type OrderTax, type OrderTotals, type TaxAddress } from './totals';
-import { rejectionErrors, resolveCoupons, saveAppliedCoupons, type AppliedCouponEntry, type AppliedRow, type ResolvedCoupons } from './write-coupons';
+import type { OrderTotals } from './totals';
+import { priceOrder } from './pricing';
+import { resolveCoupons, saveAppliedCoupons, type AppliedCouponEntry, type AppliedRow } from './write-coupons';
 import { itemColumns, resolveLines, type LineDraft, type StoredItem } from './write-lines';
 import type { CreateOrderBody, UpdateOrderBody } from './write-schemas';
 import { CREATE_PAYMENT_STATUSES, readDiscount, readFields, shippingEntries, withWrittenElsewhere, type OrderConfig } from './write-fields';
@@ -39,9 +41,6 @@ async function customerOf(db: Knex.Transaction, customerId: number, errors: Fiel
   return row ? presentCustomer(row) : null;
 }
 
-const taxAddress = (row: Record<string, unknown> | undefined): TaxAddress | null =>
-  row ? { country: String(row.country ?? ''), state: String(row.state ?? ''), city: String(row.city ?? ''), postcode: String(row.postcode ?? '') } : null;
-
 async function primaryAddresses(db: Knex.Transaction, customerId: number): Promise<AddressRow[]> {
   return (await db('store_customer_addresses').where({ customer_id: customerId, is_primary: 1 }).orderBy('id')) as AddressRow[];
 }
@@ -57,67 +56,6 @@ async function copyCustomerAddresses(trx: Knex.Transaction, orderId: number, add
   for (const address of addresses) await syncOrderAddress(trx, orderId, address, now);
 }
 
-interface PricingInput {
-  lines: LineDraft[];
-  coupons: ResolvedCoupons;
-  discount: ManualDiscount | null;
-  shipping: number[];
-  customer: CustomerRecord;
-  addresses: Array<Record<string, unknown>>;
-  currency: string;
-  orderId: number | null;
-}
-
-function checkTax(value: OrderTax): OrderTax {
-  const cents = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
-  if (!value || !cents(value.tax_total) || !cents(value.shipping_tax))
-    throw new RangeError(`store/order/tax must answer {tax_total, shipping_tax} in cents, got ${JSON.stringify(value)}`);
-  return { tax_total: value.tax_total, shipping_tax: value.shipping_tax, inclusive: value.inclusive === true };
-}
-
-/** Prices the order: the calculator (coupon refusals are a 422), then the tax the `store/order/tax` filter answers. */
-async function priceOrder(ctx: Ctx, trx: Knex.Transaction, input: PricingInput): Promise<OrderTotals> {
-  const totals = calculateTotals({
-    lines: input.lines.map((line, index) => ({
-      index,
-      product_id: line.product_id ?? 0,
-      variation_id: line.variation_id ?? 0,
-      unit_price: line.unit_price,
-      quantity: line.quantity,
-      fulfillment_type: line.fulfillment_type,
-    })),
-    coupons: input.coupons.coupons,
-    discount: input.discount,
-    shipping: input.shipping,
-    now: toTimestamp(ctx.clock.now()),
-    customerUses: input.coupons.customerUses,
-  });
-  throwIfAny(rejectionErrors(totals.rejected, input.coupons.entries));
-  const byType = (type: string) => taxAddress(input.addresses.find((address) => address.type === type));
-  const tax = await ctx.hooks.applyFiltersAsync('store/order/tax', NO_TAX, {
-    db: trx,
-    order_id: input.orderId,
-    currency: input.currency,
-    items: totals.lines.map((line, i) => ({
-      cart_index: line.index,
-      product_id: input.lines[i].product_id,
-      variation_id: input.lines[i].variation_id,
-      tax_class: input.lines[i].tax_class,
-      fulfillment_type: line.fulfillment_type,
-      quantity: line.quantity,
-      unit_price: line.unit_price,
-      subtotal: line.subtotal,
-      discount_total: line.discount_total,
-      taxable: line.subtotal - line.discount_total,
-    })),
-    shipping_total: totals.shipping_total - totals.shipping_discount,
-    billing_address: byType('billing'),
-    shipping_address: byType('shipping'),
-    customer: input.customer,
-  });
-  return applyTax(totals, checkTax(tax));
-}
-
 const fulfillmentOf = (lines: LineDraft[]) => (lines.some((line) => line.fulfillment_type === 'physical') ? 'physical' : 'digital');
 
 /** A physical order starts `unshipped`; a digital one has no shipping status; a status already moved on is kept. */
@@ -127,7 +65,7 @@ function shippingStatusFor(fulfillment: 'physical' | 'digital', current = ''): s
 }
 
 /** The order columns the totals set. */
-function totalsColumns(totals: OrderTotals) {
+export function totalsColumns(totals: OrderTotals) {
   return {
     subtotal: totals.subtotal,
     discount_tax: 0,
@@ -151,8 +89,6 @@ async function writeItems(trx: Knex.Transaction, orderId: number, lines: LineDra
   }
   if (inserts.length) await trx(ITEMS).insert(inserts);
 }
-
-const money = (cents: number, currency: string) => `${centsToDecimal(cents)} ${currency}`;
 
 async function readOrder(trx: Knex.Transaction, orderId: number): Promise<Order> {
   return presentOrder((await trx(ORDERS).where({ id: orderId }).first()) as OrderRow);
@@ -235,7 +171,7 @@ export async function createOrder(ctx: Ctx, body: CreateOrderBody): Promise<{ or
         object_type: 'order',
         object_id: orderId,
         title: 'Order created',
-        content: `Order created with ${lines.length} item(s), total ${money(totals.total_amount, currency)}.`,
+        content: `Order created with ${lines.length} item(s), total ${decimalWithCode(totals.total_amount, currency)}.`,
         status: 'success',
       },
       afterCommit,
@@ -319,13 +255,17 @@ export async function updateOrder(ctx: Ctx, orderId: number, body: UpdateOrderBo
       orderId,
     });
 
+    const status = fields.status ?? (String(before.status) as OrderStatus);
+    // A checkout's stock hold follows the lines as edited (released, then held again), and ends with a cancel.
+    const held = before.stock_state === 'held';
+    if (held) await releaseOrderStock(trx, ctx, orderId, afterCommit, { holdsOnly: true });
     const keptIds = new Set(lines.flatMap((line) => (line.itemId === null ? [] : [line.itemId])));
     const removed = storedItems.map((row) => Number(row.id)).filter((id) => !keptIds.has(id));
     if (removed.length) await trx(ITEMS).whereIn('id', removed).delete();
     const rate = fields.rate ?? Number(before.rate);
     await writeItems(trx, orderId, lines, totals, rate, now);
+    if (held && status !== 'canceled') await holdOrderStock(trx, ctx, orderId);
 
-    const status = fields.status ?? (String(before.status) as OrderStatus);
     const fulfillment = fulfillmentOf(lines);
     const paymentStatus = paymentStatusAfter(before, totals.total_amount, fields.payment_status);
     const method = fields.payment_method ?? String(before.payment_method ?? '');
@@ -398,7 +338,9 @@ async function logUpdate(trx: Knex.Transaction, ctx: Ctx, afterCommit: AfterComm
   const added = summary.lines.filter((line) => line.itemId === null).length;
   const changes = [
     `${summary.lines.length - added} item(s) kept, ${added} added, ${summary.removed} removed`,
-    previous.total_amount !== summary.total ? `total ${money(previous.total_amount, previous.currency)} → ${money(summary.total, summary.currency)}` : '',
+    previous.total_amount !== summary.total
+      ? `total ${decimalWithCode(previous.total_amount, previous.currency)} → ${decimalWithCode(summary.total, summary.currency)}`
+      : '',
     previous.status !== summary.status ? `status ${previous.status} → ${summary.status}` : '',
     previous.payment_status !== summary.paymentStatus ? `payment status ${previous.payment_status} → ${summary.paymentStatus}` : '',
     previous.customer_id !== summary.customerId ? `customer #${previous.customer_id ?? '-'} → #${summary.customerId}` : '',

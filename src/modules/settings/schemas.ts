@@ -35,6 +35,7 @@ export const StoreSettingsPatch = Type.Partial(
       orders_per_page: IntegerIn(1, 200),
       customers_per_page: IntegerIn(1, 199),
       subscriptions_per_page: IntegerIn(1, 200),
+      unpaid_order_ttl_minutes: IntegerIn(0, 525600),
     },
     { additionalProperties: false },
   ),

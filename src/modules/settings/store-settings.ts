@@ -48,6 +48,7 @@ export const DEFAULT_STORE_SETTINGS: StoreSettings = {
   orders_per_page: 10,
   customers_per_page: 10,
   subscriptions_per_page: 10,
+  unpaid_order_ttl_minutes: 60,
 };
 
 /** The store settings: what is saved, over the defaults. */

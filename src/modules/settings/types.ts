@@ -50,6 +50,8 @@ export interface StoreSettings {
   orders_per_page: number;
   customers_per_page: number;
   subscriptions_per_page: number;
+  /** Minutes after which an unpaid checkout order (online payment) is canceled and its stock released; 0 = never. */
+  unpaid_order_ttl_minutes: number;
 }
 
 export type StoreMode = 'test' | 'live';

@@ -1,0 +1,117 @@
+/**
+ * How a placed order's payment goes on, per gateway. A zero total is paid at once (`free`, no gateway call). An
+ * offline method (cash on delivery, bank transfer: a gateway without `startPayment`) leaves the order on-hold and
+ * pending for an admin to mark paid. An online gateway is called after the order's commit; what it answers (a page to
+ * send the shopper to, or a client secret to pay on the checkout page) becomes the answer, and its payment id is kept
+ * on the pending charge. A gateway that fails or does not answer leaves the order pending and the cart `intended`, so
+ * placing the cart again reuses the order.
+ */
+import type { Knex } from 'knex';
+import type { Ctx } from '../../core/context';
+import type { AfterCommit } from '../../core/db';
+import { fail } from '../../core/errors';
+import { toTimestamp } from '../../core/time';
+import type { PaymentGateway, PaymentRequest } from '../../gateways/gateway';
+import { completeCartOfOrder } from '../cart/repo';
+import type { Order } from '../order-records/presenter';
+import { TRANSACTION_STATUS } from '../orders/ledger';
+import { markPaidInTransaction } from '../orders/payments';
+import type { PricedCart } from '../cart/pricing';
+import type { CheckoutForm } from './form';
+import type { WrittenOrder } from './order-write';
+
+export const FREE_METHOD = 'free';
+
+export type PaymentPath = 'free' | 'offline' | 'online';
+
+export const pathOf = (method: string, gateway: PaymentGateway): PaymentPath => (method === FREE_METHOD ? 'free' : gateway.startPayment ? 'online' : 'offline');
+
+const ORDER_PLACED = 'Order placed successfully.';
+
+export interface CheckoutAnswer {
+  status: 'success';
+  message: string;
+  redirect_url?: string;
+  payment_args?: { client_secret: string; checkout_mode: 'onsite' };
+  order_id?: number;
+}
+
+export function receiptUrl(ctx: Ctx, uuid: string): string {
+  return `${ctx.host.site.url.replace(/\/+$/, '')}/receipt/?order_hash=${encodeURIComponent(uuid)}`;
+}
+
+/** Inside the order's transaction: a free order is paid, and a free or offline order's cart is done. */
+export async function settleAtCheckout(trx: Knex.Transaction, ctx: Ctx, afterCommit: AfterCommit, path: PaymentPath, written: WrittenOrder): Promise<void> {
+  const orderId = written.order.id;
+  if (path === 'online') return;
+  if (path === 'free')
+    await markPaidInTransaction(ctx, trx, afterCommit, orderId, { payment_method: FREE_METHOD, transaction_id: written.charge.id, amount: 0 });
+  else afterCommit(() => ctx.hooks.doAction('store/order/placed_offline', written.order));
+  await completeCartOfOrder(trx, orderId, toTimestamp(ctx.clock.now()));
+}
+
+function paymentRequest(ctx: Ctx, written: WrittenOrder, form: CheckoutForm, priced: PricedCart, customerId: number): PaymentRequest {
+  const { order, charge } = written;
+  const site = ctx.host.site.url.replace(/\/+$/, '');
+  return {
+    order: { id: order.id, uuid: order.uuid, currency: order.currency, total_amount: order.total_amount, mode: order.mode },
+    transaction: { id: charge.id, uuid: charge.uuid, total: charge.total },
+    customer: { id: customerId, email: form.email, name: [form.first_name, form.last_name].filter(Boolean).join(' ') },
+    items: priced.lines.map((line, i) => ({
+      title: line.title && line.title !== line.post_title ? `${line.post_title} - ${line.title}` : line.post_title,
+      quantity: line.quantity,
+      unit_price: line.unit_price,
+      line_total: priced.totals.lines[i].line_total,
+    })),
+    urls: {
+      success_url: receiptUrl(ctx, order.uuid),
+      cancel_url: `${site}/checkout/`,
+      return_url: `${site}/wp-json/${ctx.host.manifest.namespace}/checkout/${encodeURIComponent(order.payment_method)}/return`,
+    },
+  };
+}
+
+/** The answer of a free or offline order: off to its receipt. */
+export function placedAnswer(ctx: Ctx, order: Order): CheckoutAnswer {
+  return { status: 'success', redirect_url: receiptUrl(ctx, order.uuid), message: ORDER_PLACED };
+}
+
+/**
+ * After the commit: asks the online gateway to start collecting the payment. Its failure is a 502 in the checkout
+ * envelope; the order stays pending and is reused when the cart is placed again.
+ */
+export async function startOnlinePayment(
+  ctx: Ctx,
+  gateway: PaymentGateway,
+  written: WrittenOrder,
+  form: CheckoutForm,
+  priced: PricedCart,
+  customerId: number,
+): Promise<CheckoutAnswer> {
+  let start;
+  try {
+    start = await (gateway.startPayment as NonNullable<PaymentGateway['startPayment']>)(ctx, paymentRequest(ctx, written, form, priced, customerId));
+  } catch (error) {
+    ctx.host.logger.warn({ err: error, order_id: written.order.id, gateway: gateway.key }, 'the payment gateway could not start the payment');
+    throw fail('invalid_state', `${gateway.title} could not start the payment. Your order is saved: please try again.`, { status: 502 });
+  }
+  if (start.kind !== 'offline' && start.vendor_charge_id) {
+    await ctx
+      .db('store_order_transactions')
+      .where({ id: written.charge.id, status: TRANSACTION_STATUS.pending })
+      .update({ vendor_charge_id: start.vendor_charge_id });
+  }
+  switch (start.kind) {
+    case 'redirect':
+      return { status: 'success', redirect_url: start.redirect_url, message: `Redirecting to ${gateway.title} to pay.` };
+    case 'onsite':
+      return {
+        status: 'success',
+        payment_args: { client_secret: start.client_secret, checkout_mode: 'onsite' },
+        order_id: written.order.id,
+        message: 'Order placed: complete the payment.',
+      };
+    case 'offline':
+      return placedAnswer(ctx, written.order);
+  }
+}

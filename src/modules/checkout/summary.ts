@@ -1,0 +1,101 @@
+/**
+ * `GET /checkout/get-checkout-summary-view`: the order summary of the checkout page for the caller's cart, priced
+ * as place-order will price it, with the shipping method of the query (or the one the cart chose). Shipping is priced
+ * for the saved address the cart's checkout chose (shipping, else billing), else for the store's country. Without a
+ * cart (or with an empty or completed one) the summary is empty: no lines, every amount 0.
+ */
+import type { Knex } from 'knex';
+import type { Ctx } from '../../core/context';
+import { formatMoney } from '../../core/money';
+import { currentCart } from '../cart/current';
+import { quoteCart } from '../cart/pricing';
+import type { Cart } from '../cart/types';
+import { getStoreSettings } from '../settings/store-settings';
+import type { StoreSettings } from '../settings/types';
+import { ownCustomerId } from './customer';
+
+export interface CheckoutSummary {
+  items: {
+    views: string;
+    subtotal: string;
+    has_subscriptions: boolean;
+    shipping_charge: number;
+    unformatted_total: number;
+    total: string;
+    shipping_charge_formated: string;
+    shipping_method_id: string;
+  };
+}
+
+interface SummaryLine {
+  title: string;
+  quantity: number;
+  /** Unit price × quantity, formatted. */
+  amount: string;
+}
+
+/** Where the cart ships: the saved address its checkout chose, when it is the caller's, else the store's country. */
+async function destinationOf(ctx: Ctx, db: Knex, cart: Cart, settings: StoreSettings): Promise<{ country: string; state: string }> {
+  const addressId = cart.checkout.shipping_address_id ?? cart.checkout.billing_address_id;
+  const ownId = addressId === undefined ? null : await ownCustomerId(db, ctx);
+  const row =
+    ownId === null
+      ? undefined
+      : ((await db('store_customer_addresses').where({ id: addressId, customer_id: ownId }).first('country', 'state')) as
+          { country: string; state: string } | undefined);
+  return row ? { country: row.country, state: row.state } : { country: settings.store_country, state: settings.store_state };
+}
+
+export async function checkoutSummary(ctx: Ctx, input: { shippingMethodId?: number; cartHash: string | undefined }): Promise<CheckoutSummary> {
+  const settings = await getStoreSettings(ctx.host);
+  const money = (amount: number, currency = settings.currency) => formatMoney(amount, currency, settings);
+  const cart = await currentCart(ctx, input.cartHash);
+  if (!cart || cart.stage === 'completed' || !cart.data.items.length) {
+    const views = ctx.host.views.render('checkout/summary', { items: [], subtotal: money(0), discount: '', shipping: null, tax: '', total: money(0) });
+    const zero = money(0);
+    return {
+      items: {
+        views,
+        subtotal: zero,
+        has_subscriptions: false,
+        shipping_charge: 0,
+        unformatted_total: 0,
+        total: zero,
+        shipping_charge_formated: zero,
+        shipping_method_id: '',
+      },
+    };
+  }
+
+  const methodId = input.shippingMethodId ?? cart.checkout.shipping_method_id ?? null;
+  const destination = await destinationOf(ctx, ctx.db, cart, settings);
+  const { priced } = await quoteCart(ctx, ctx.db, cart, { shipping_method_id: methodId, ...destination });
+  const { totals, currency } = priced;
+  const lines: SummaryLine[] = priced.lines.map((line, i) => ({
+    title: line.title && line.title !== line.post_title ? `${line.post_title} - ${line.title}` : line.post_title,
+    quantity: line.quantity,
+    amount: money(totals.lines[i].subtotal, currency),
+  }));
+  const discount = totals.coupon_discount_total + totals.manual_discount_total;
+  const tax = totals.tax_total + totals.shipping_tax;
+  const views = ctx.host.views.render('checkout/summary', {
+    items: lines,
+    subtotal: money(totals.subtotal, currency),
+    discount: discount ? money(discount, currency) : '',
+    shipping: priced.fulfillment === 'physical' ? money(totals.shipping_total, currency) : null,
+    tax: tax ? money(tax, currency) : '',
+    total: money(totals.total_amount, currency),
+  });
+  return {
+    items: {
+      views,
+      subtotal: money(totals.subtotal, currency),
+      has_subscriptions: priced.has_subscriptions,
+      shipping_charge: totals.shipping_total,
+      unformatted_total: totals.total_amount,
+      total: money(totals.total_amount, currency),
+      shipping_charge_formated: money(totals.shipping_total, currency),
+      shipping_method_id: priced.shipping.method_id === null ? '' : String(priced.shipping.method_id),
+    },
+  };
+}
