@@ -176,22 +176,8 @@ export async function writeOrder(trx: Knex.Transaction, ctx: Ctx, draft: OrderDr
   const { priced } = draft;
   const items = priced.lines.map((line, i) => ({ ...itemColumns(line, priced.totals.lines[i], orderId, 1, now), created_at: now }));
   if (items.length) await trx(ITEMS).insert(items);
-  const couponProblems = await saveAppliedCoupons(
-    trx,
-    { id: orderId, customer_id: draft.customer.record.id },
-    priced.totals.coupons,
-    priced.coupons,
-    priced.entries,
-    stored,
-    now,
-  );
-  if (Object.keys(couponProblems).length) {
-    const errors = couponErrors(couponProblems);
-    throw fail('validation_error', Object.values(Object.values(errors)[0])[0], { errors });
-  }
   await writeAddresses(trx, orderId, draft.form, now);
   const charge = await writeCharge(trx, orderId, draft, now);
-  await holdOrderStock(trx, ctx, orderId);
   await writeOperation(trx, orderId, draft, now);
   await markCartIntended(trx, draft.cart.id, orderId, draft.customer.record.id, now);
 
@@ -208,6 +194,23 @@ export async function writeOrder(trx: Knex.Transaction, ctx: Ctx, draft: OrderDr
     },
     afterCommit,
   );
+  // Last, the rows every checkout of the same products and coupon updates (a variation's stock, a coupon's use count):
+  // their locks are held until the commit, so taking them at the end keeps parallel checkouts from queueing on them
+  // for the whole transaction. Variations before coupons, in every checkout, so two cannot deadlock.
+  await holdOrderStock(trx, ctx, orderId);
+  const couponProblems = await saveAppliedCoupons(
+    trx,
+    { id: orderId, customer_id: draft.customer.record.id },
+    priced.totals.coupons,
+    priced.coupons,
+    priced.entries,
+    stored,
+    now,
+  );
+  if (Object.keys(couponProblems).length) {
+    const errors = couponErrors(couponProblems);
+    throw fail('validation_error', Object.values(Object.values(errors)[0])[0], { errors });
+  }
   const order = presentOrder((await trx(ORDERS).where({ id: orderId }).first()) as OrderRow);
   if (draft.previous) {
     const previous = presentOrder(draft.previous);

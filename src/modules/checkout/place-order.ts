@@ -9,7 +9,8 @@
  *    email already has one is asked to log in.
  * 3. One transaction: the cart row locked, the customer (`customer.ts`), the cart priced (`priceCart`: a product
  *    gone, not for sale or out of stock is 422 `{message}`), the order written, or the cart's unpaid order rewritten
- *    (`order-write.ts`), its stock held, and a free order paid / an offline order's cart completed (`payment.ts`).
+ *    (`order-write.ts`), its stock held and coupon uses counted last (the contended rows, locked until the commit),
+ *    and a free order paid / an offline order's cart completed (`payment.ts`).
  * 4. After the commit: the guest's account (`account.ts`), then an online gateway's `startPayment`.
  */
 import type { Knex } from 'knex';
@@ -96,16 +97,6 @@ async function previousOrder(trx: Knex.Transaction, cart: Cart): Promise<OrderRo
   return row.status === 'canceled' ? null : row;
 }
 
-/**
- * Locks the cart's variations (in id order, as every checkout does, so two cannot deadlock) before the transaction's
- * first plain read: the stock the pricing then reads is the latest, and no other checkout can take it before this one
- * holds it. A shopper who loses the race for the last unit is told by the pricing, naming the product and variation.
- */
-async function lockVariations(trx: Knex.Transaction, cart: Cart): Promise<void> {
-  const ids = [...new Set(cart.data.items.map((item) => item.variation_id))];
-  await lockForUpdate(trx('store_product_variations').whereIn('id', ids).orderBy('id').select('id'), trx);
-}
-
 interface Placed {
   written: WrittenOrder;
   customer: CheckoutCustomer;
@@ -119,7 +110,6 @@ async function placeInTransaction(ctx: Ctx, cartId: number, form: CheckoutForm, 
     if (isEmpty(cart)) return emptyCart();
     const previous = await previousOrder(trx, cart);
     if (previous === 'paid') return alreadyPaid();
-    await lockVariations(trx, cart);
 
     const customer = await resolveCustomer(trx, ctx, form, afterCommit);
     const destination = form.shipping ?? form.billing;
@@ -143,13 +133,15 @@ async function placeInTransaction(ctx: Ctx, cartId: number, form: CheckoutForm, 
     if (!free && !(chosen.gateway && chosen.available)) throw invalid('payment_method', 'in', 'The selected payment method is not available.');
     const gateway = free ? (paymentGateways(ctx).get(FREE_METHOD) as PaymentGateway) : (chosen.gateway as PaymentGateway);
     const method = { key: gateway.key, title: free ? gateway.title : chosen.title };
+    await rememberAddresses(trx, customer, form, toTimestamp(ctx.clock.now()));
     let written: WrittenOrder;
     try {
+      // The stock hold is the last word on stock: the pricing read it without a lock, so a parallel checkout may have
+      // taken the last unit since; the hold's conditional update refuses then (422, naming product and variation).
       written = await writeOrder(trx, ctx, { cart, form, priced, customer, method, mode, referer, previous }, afterCommit);
     } catch (error) {
       throw asUnavailable(error);
     }
-    await rememberAddresses(trx, customer, form, toTimestamp(ctx.clock.now()));
     const path = pathOf(method.key, gateway);
     await settleAtCheckout(trx, ctx, afterCommit, path, written);
     return { written, customer, priced, path };

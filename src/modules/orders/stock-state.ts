@@ -14,7 +14,7 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import type { AfterCommit } from '../../core/db';
-import { fail } from '../../core/errors';
+import { AppError, fail } from '../../core/errors';
 import { adjustStock, holdStock, releaseStock } from '../products/stock';
 import { SETTLED_PAYMENT_STATUSES } from './state';
 
@@ -71,10 +71,24 @@ async function clearUnits(trx: Knex.Transaction, orderId: number): Promise<void>
   await trx(ITEMS).where({ order_id: orderId }).whereNot('stock_units', 0).update({ stock_units: 0 });
 }
 
+/** How an order line names its variation in messages, as the cart does: "Product - Variation" (or the product alone). */
+async function lineLabel(trx: Knex.Transaction, orderId: number, variationId: number): Promise<string> {
+  const item = (await trx(ITEMS).where({ order_id: orderId, variation_id: variationId }).first('post_title', 'title')) as
+    { post_title: string; title: string } | undefined;
+  if (!item) return '';
+  return item.title && item.title !== item.post_title ? `${item.post_title} - ${item.title}` : item.post_title;
+}
+
 async function holdLines(trx: Knex.Transaction, ctx: Ctx, orderId: number, lines: StockLine[]): Promise<void> {
   const managed: number[] = [];
   for (const [variationId, quantity] of perVariation(lines, (line) => line.quantity)) {
-    if ((await holdStock(trx, ctx, variationId, quantity)).manage_stock) managed.push(variationId);
+    try {
+      if ((await holdStock(trx, ctx, variationId, quantity)).manage_stock) managed.push(variationId);
+    } catch (error) {
+      const label = error instanceof AppError && error.code === 'invalid_state' ? await lineLabel(trx, orderId, variationId) : '';
+      if (label) throw fail('invalid_state', `Insufficient stock for ${label}.`, { status: 422 });
+      throw error;
+    }
   }
   await recordUnits(trx, orderId, managed);
 }
@@ -96,7 +110,7 @@ async function readState(trx: Knex.Transaction, orderId: number): Promise<{ stoc
 
 /**
  * Checkout reserves the order's stock: every line of a managed variation is put on hold, and the order becomes
- * `held`. Not enough stock is 422 `invalid_state` "Insufficient stock for <title>." (the first short variation) and
+ * `held`. Not enough stock is 422 `invalid_state` "Insufficient stock for <Product - Variation>." (the first short line) and
  * the caller rolls back. Only an order that holds nothing may hold (`''`, or `released` when an order is placed
  * again): to change a held order's lines, release its stock first.
  */
