@@ -3,6 +3,8 @@
  * an online gateway redirecting or paying on site, a gateway that fails), placing a cart again, the cart states that
  * answer HTTP 200 failures, products that cannot be bought (422 `{message}`) and the rate limit.
  */
+import { transaction } from '../../src/core/context';
+import { settleGatewayPayment } from '../../src/modules/payments/settle';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 import { checkoutFixtures, guestForm, testGateway, type TestGateway } from '../support/checkout';
 
@@ -301,6 +303,34 @@ describe('POST /checkout/place-order: payments, reuse, refusals', () => {
       ]);
       expect(await fx.orderRow(Number(order.id))).toMatchObject({ payment_method: 'cod', status: 'on-hold' });
       expect((await fx.cartRow(hash)).stage).toBe('completed');
+    });
+  });
+
+  describe('a payment the order did not wait for (settleGatewayPayment)', () => {
+    const settle = (vendorChargeId: string, amount: number) =>
+      transaction(app.ctx(), (trx, afterCommit) =>
+        settleGatewayPayment(app.ctx(), trx, afterCommit, { method: 'testpay', vendor_charge_id: vendorChargeId, amount }),
+      );
+
+    it('the earlier attempt paid as well as the later one: both payments are in the ledger, a warning asks for a refund; reported again, nothing changes', async () => {
+      const hash = await fx.cartWith([[(await fx.stocked(1000, 5)).id, 1]]);
+      gateway.next = { kind: 'redirect', redirect_url: 'https://pay.example/1', vendor_charge_id: 'first' };
+      expect((await fx.place(hash, form({ payment_method: 'testpay' }))).status).toBe(200);
+      const order = await fx.orderOfCart(hash);
+      const [first] = await chargesOf(order.id);
+      await db()('store_carts').where({ cart_hash: hash }).update({ stage: 'draft' });
+      gateway.next = { kind: 'redirect', redirect_url: 'https://pay.example/2', vendor_charge_id: 'second' };
+      expect((await fx.place(hash, form({ payment_method: 'testpay' }))).status).toBe(200);
+      const [, second] = await chargesOf(order.id);
+      const total = Number(order.total_amount);
+
+      expect(await settle(String(second.vendor_charge_id), total)).toBe('paid');
+      expect(await settle(String(first.vendor_charge_id), total)).toBe('paid_twice');
+      expect(await settle(String(first.vendor_charge_id), total)).toBe('already_paid');
+      expect((await chargesOf(order.id)).map((c) => c.status)).toEqual(['succeeded', 'succeeded']);
+      expect(await fx.orderRow(Number(order.id))).toMatchObject({ payment_status: 'paid', total_paid: 2 * total });
+      const warnings = await db()('store_activities').where({ object_type: 'order', object_id: order.id, title: 'Second payment received' }).count({ n: '*' });
+      expect(Number(warnings[0].n)).toBe(1);
     });
   });
 

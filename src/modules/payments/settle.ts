@@ -19,7 +19,7 @@ export interface GatewayPayment {
   amount: number;
 }
 
-export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'unknown_charge';
+export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'paid_twice' | 'unknown_charge';
 
 /**
  * A gateway reports a payment (webhook or the shopper's return): the pending charge it belongs to settles the order
@@ -43,11 +43,12 @@ export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afte
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'locked') throw error;
   }
+  // The order was paid or canceled without this charge. When the charge is still pending, this is money the ledger does
+  // not show yet (a late payment of an expired order, or a second payment from an earlier attempt at checkout): it is
+  // recorded, for a refund. A charge already settled (the same payment reported again) changes nothing.
   const order = (await trx('store_orders').where({ id: charge.order_id }).first('status')) as { status: string };
-  if (order.status !== 'canceled') return 'already_paid';
-  // Money arrived for an order canceled meanwhile (an unpaid order expired): the ledger must show it, for a refund.
   const now = toTimestamp(ctx.clock.now());
-  await trx('store_order_transactions')
+  const recorded = await trx('store_order_transactions')
     .where({ id: charge.id, status: TRANSACTION_STATUS.pending })
     .update({
       status: TRANSACTION_STATUS.succeeded,
@@ -55,18 +56,22 @@ export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afte
       vendor_charge_id: payment.settled_charge_id ?? payment.vendor_charge_id,
       updated_at: now,
     });
+  if (!recorded) return 'already_paid';
   await syncOrderTotals(trx, Number(charge.order_id));
+  const canceled = order.status === 'canceled';
   await recordActivity(
     trx,
     ctx,
     {
       object_type: 'order',
       object_id: Number(charge.order_id),
-      title: 'Payment received for a canceled order',
-      content: `${payment.method} reported a payment (${payment.vendor_charge_id}) after the order was canceled; refund it or reinstate the order.`,
+      title: canceled ? 'Payment received for a canceled order' : 'Second payment received',
+      content: canceled
+        ? `${payment.method} reported a payment (${payment.vendor_charge_id}) after the order was canceled; refund it or reinstate the order.`
+        : `${payment.method} reported a payment (${payment.vendor_charge_id}) for an order that was already paid; refund one of the payments.`,
       status: 'warning',
     },
     afterCommit,
   );
-  return 'paid_after_cancel';
+  return canceled ? 'paid_after_cancel' : 'paid_twice';
 }
