@@ -89,7 +89,15 @@ export interface OrderInfo {
 export interface PaymentGateway {
   key: string;
   title: string;
-  capabilities: { refund: boolean; capture: boolean; webhooks?: boolean };
+  capabilities: {
+    refund: boolean;
+    capture: boolean;
+    webhooks?: boolean;
+    /** Bills subscriptions itself (creates them at checkout, renews through webhooks, cancels, fetches). */
+    subscriptions?: boolean;
+    /** Can look a subscription up by its vendor ids (`verify-vendor-ids`). */
+    verify_vendor_ids?: boolean;
+  };
   /** Whether shoppers may pick it at checkout now (enabled, keys set); absent: never a checkout method. */
   availableAtCheckout?(ctx: Ctx): Promise<boolean>;
   /** Starts collecting the payment of a placed order; throws when the gateway did not answer or refused. */
@@ -117,4 +125,49 @@ export interface PaymentGateway {
   lookupRefund?(ctx: Ctx, refund: GatewayTransaction, charge: GatewayTransaction): Promise<RefundLookup>;
   /** Captures an authorised charge in full. */
   capture(ctx: Ctx, transaction: GatewayTransaction): Promise<GatewayResult>;
+  /**
+   * Starts a subscription's billing at the gateway for a placed order whose cart holds a subscription item (the first
+   * payment included); like `startPayment` it answers how the shopper continues, and the gateway's subscription id.
+   */
+  startSubscription?(ctx: Ctx, request: SubscriptionStartRequest): Promise<SubscriptionStart>;
+  /** Ends the subscription at the gateway now; answers `failed` with the vendor's message when it refused, throws when unknown. */
+  cancelSubscription?(ctx: Ctx, subscription: GatewaySubscription): Promise<GatewayResult>;
+  /** The subscription as the gateway has it now (`fetch`): status and dates to copy onto the local record. */
+  fetchSubscription?(ctx: Ctx, subscription: GatewaySubscription): Promise<RemoteSubscription>;
+  /** Finds a subscription by vendor ids without writing anything (`verify-vendor-ids`); null when there is none. */
+  lookupSubscription?(ctx: Ctx, ids: { vendor_subscription_id: string; vendor_customer_id: string; mode: string }): Promise<RemoteSubscription | null>;
 }
+
+/** A local subscription as a gateway needs it. Amounts in minor units. */
+export interface GatewaySubscription {
+  id: number;
+  uuid: string;
+  status: string;
+  vendor_subscription_id: string;
+  vendor_customer_id: string;
+  vendor_plan_id: string;
+  billing_interval: string;
+  recurring_amount: number;
+  currency: string;
+  bill_times: number;
+  bill_count: number;
+  mode: string;
+}
+
+/** What the gateway says of a subscription. `status` uses the store's values (active, trialing, failing, canceled, expired …). */
+export interface RemoteSubscription {
+  id: string;
+  status: string;
+  customer_id: string;
+  plan_id: string;
+  amount: number;
+  currency: string;
+  next_billing_date: string | null;
+  canceled_at: string | null;
+}
+
+export interface SubscriptionStartRequest extends PaymentRequest {
+  subscription: GatewaySubscription & { trial_days: number; signup_fee: number; item_name: string };
+}
+
+export type SubscriptionStart = PaymentStart & { vendor_subscription_id: string; vendor_customer_id?: string; vendor_plan_id?: string };
