@@ -363,6 +363,27 @@ describe('POST /checkout/place-order: payments, reuse, refusals', () => {
       expect([res.status, res.body]).toEqual([200, { status: 'failed', message: 'You have already completed this order.' }]);
       expect(await fx.snapshot()).toEqual(before);
     });
+
+    it('a cart completed by its paid order (free, or cash on delivery marked paid): You have already completed this order.', async () => {
+      const already = { status: 'failed', message: 'You have already completed this order.' };
+      const free = await fx.cartWith([[(await fx.variation(0, { title: 'Freebie', fulfillment_type: 'digital' })).id, 1]]);
+      expect((await fx.place(free, guestForm())).body.status).toBe('success');
+      const cod = await fx.cartWith([[(await fx.stocked(1000, 5)).id, 1]]);
+      expect((await fx.place(cod, form())).body.status).toBe('success');
+      await app
+        .as(admin)
+        .post(`${BASE}/orders/${(await fx.orderOfCart(cod)).id}/mark-as-paid`)
+        .send({})
+        .expect(200);
+      expect([(await fx.cartRow(free)).stage, (await fx.cartRow(cod)).stage]).toEqual(['completed', 'completed']);
+
+      const before = await fx.snapshot();
+      for (const hash of [free, cod]) {
+        const res = await fx.place(hash, form());
+        expect([res.status, res.body]).toEqual([200, already]);
+      }
+      expect(await fx.snapshot()).toEqual(before);
+    });
   });
 
   describe('products that cannot be bought: 422 {message}', () => {

@@ -79,9 +79,21 @@ describe('checkout summary and order info', () => {
       expect(without.body.items).toMatchObject({ shipping_charge: 0, unformatted_total: 2250, shipping_method_id: '' });
     });
 
-    it('a method not offered where the cart ships is a 422 on shipping_method', async () => {
+    it("without a saved address (a guest types it in), the method chosen from its country's list is priced for that country", async () => {
       const hash = await fx.cartWith([[(await fx.variation(1000)).id, 1]]);
       const res = await summary(hash, `?shipping_method_id=${german}`);
+      expect(res.status).toBe(200);
+      expect(res.body.items).toMatchObject({
+        shipping_charge: 900,
+        unformatted_total: 1900,
+        shipping_charge_formated: '$9.00',
+        shipping_method_id: String(german),
+      });
+    });
+
+    it('an unknown method is a 422 on shipping_method', async () => {
+      const hash = await fx.cartWith([[(await fx.variation(1000)).id, 1]]);
+      const res = await summary(hash, '?shipping_method_id=999999');
       expect(res.status).toBe(422);
       expect(res.body).toEqual({
         status: 'failed',
@@ -107,6 +119,14 @@ describe('checkout summary and order info', () => {
       const res = await browser.call('get', `${BASE}/checkout/get-checkout-summary-view`);
       expect(res.status).toBe(200);
       expect(res.body.items).toMatchObject({ shipping_charge: 900, unformatted_total: 1900, shipping_method_id: String(german) });
+
+      // a method not offered at that address is a 422 on shipping_method
+      const american = await fx.shippingMethod({ title: 'USPS', charge_amount: 400 }, ['US']);
+      const refused = await browser.call('get', `${BASE}/checkout/get-checkout-summary-view?shipping_method_id=${american}`);
+      expect([refused.status, refused.body]).toEqual([
+        422,
+        { status: 'failed', errors: { shipping_method: { invalid: 'The selected shipping method is not available for this address.' } } },
+      ]);
     });
 
     it("formats with the store's currency settings and the currency's own decimals", async () => {

@@ -15,7 +15,8 @@ const text = (maxLength = 255) => Type.Optional(Type.String({ maxLength }));
  * Other fields a checkout form posts are ignored.
  */
 export const PlaceOrderBody = Type.Object({
-  billing_email: Type.Optional(Type.String({ maxLength: 255, format: 'email' })),
+  /** Empty is not given: a guest is then told it is required, a logged-in user's own email is used anyway. */
+  billing_email: Type.Optional(Type.Union([Type.String({ maxLength: 255, format: 'email' }), Type.Literal('')])),
   billing_full_name: text(),
   billing_first_name: text(),
   billing_last_name: text(),

@@ -1,17 +1,21 @@
 /**
  * `GET /checkout/get-checkout-summary-view`: the order summary of the checkout page for the caller's cart, priced
  * as place-order will price it, with the shipping method of the query (or the one the cart chose). Shipping is priced
- * for the saved address the cart's checkout chose (shipping, else billing), else for the store's country. Without a
- * cart (or with an empty or completed one) the summary is empty: no lines, every amount 0.
+ * for the saved address the cart's checkout chose (shipping, else billing). Without one (a guest types the address
+ * in), the page offered the method for the shopper's country, so it is priced for its own zone's country, else for
+ * the store's country. Without a cart (or with an empty or completed one) the summary is empty: no lines, every
+ * amount 0.
  */
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
+import { AppError } from '../../core/errors';
 import { formatMoney } from '../../core/money';
 import { currentCart } from '../cart/current';
 import { quoteCart } from '../cart/pricing';
 import type { Cart } from '../cart/types';
 import { getStoreSettings } from '../settings/store-settings';
 import type { StoreSettings } from '../settings/types';
+import { getMethod } from '../shipping/service';
 import { ownCustomerId } from './customer';
 
 export interface CheckoutSummary {
@@ -34,8 +38,17 @@ interface SummaryLine {
   amount: string;
 }
 
-/** Where the cart ships: the saved address its checkout chose, when it is the caller's, else the store's country. */
-async function destinationOf(ctx: Ctx, db: Knex, cart: Cart, settings: StoreSettings): Promise<{ country: string; state: string }> {
+const unlessMissing = (error: unknown): null => {
+  if (error instanceof AppError && error.status === 404) return null;
+  throw error;
+};
+
+/**
+ * Where the cart ships: the saved address its checkout chose, when it is the caller's; else a country the chosen
+ * method's zone ships to, unless that zone also covers the store's country (or lists no country: rest of world); else
+ * the store's country. An unknown method is left to the pricing (422 on `shipping_method`).
+ */
+async function destinationOf(ctx: Ctx, db: Knex, cart: Cart, settings: StoreSettings, methodId: number | null): Promise<{ country: string; state: string }> {
   const addressId = cart.checkout.shipping_address_id ?? cart.checkout.billing_address_id;
   const ownId = addressId === undefined ? null : await ownCustomerId(db, ctx);
   const row =
@@ -43,7 +56,11 @@ async function destinationOf(ctx: Ctx, db: Knex, cart: Cart, settings: StoreSett
       ? undefined
       : ((await db('store_customer_addresses').where({ id: addressId, customer_id: ownId }).first('country', 'state')) as
           { country: string; state: string } | undefined);
-  return row ? { country: row.country, state: row.state } : { country: settings.store_country, state: settings.store_state };
+  if (row) return { country: row.country, state: row.state };
+  const store = { country: settings.store_country, state: settings.store_state };
+  const method = methodId === null ? null : await getMethod(ctx, methodId).catch(unlessMissing);
+  if (!method?.countries.length || method.countries.includes(store.country)) return store;
+  return { country: method.countries[0], state: method.states[0] ?? '' };
 }
 
 export async function checkoutSummary(ctx: Ctx, input: { shippingMethodId?: number; cartHash: string | undefined }): Promise<CheckoutSummary> {
@@ -68,7 +85,7 @@ export async function checkoutSummary(ctx: Ctx, input: { shippingMethodId?: numb
   }
 
   const methodId = input.shippingMethodId ?? cart.checkout.shipping_method_id ?? null;
-  const destination = await destinationOf(ctx, ctx.db, cart, settings);
+  const destination = await destinationOf(ctx, ctx.db, cart, settings, methodId);
   const { priced } = await quoteCart(ctx, ctx.db, cart, { shipping_method_id: methodId, ...destination });
   const { totals, currency } = priced;
   const lines: SummaryLine[] = priced.lines.map((line, i) => ({
