@@ -89,6 +89,8 @@ export interface Endpoint {
   target: Target;
   /** Requests go without the bench admin's credentials, as a shopper's would (public routes). */
   anonymous?: boolean;
+  /** The `Authorization` header of the requests instead of the bench admin's (e.g. a logged-in customer's, for portal routes). */
+  authorization?: string;
   /** Concurrent connections of the load (default 16); 1 measures a single caller's latency. */
   connections?: number;
   /** The next request, for endpoints that must not repeat one (each write on another order); default: GET `path`. */
@@ -217,7 +219,7 @@ function processCpuMicros(pid: number): number | null {
 }
 
 /** CPU time of a process and its children (the cluster's workers), microseconds; null when unknown. */
-function cpuMicros(pid: number | undefined): number | null {
+export function cpuMicros(pid: number | undefined): number | null {
   if (!pid) return null;
   const own = processCpuMicros(pid);
   if (own === null) return null;
@@ -230,7 +232,7 @@ function cpuMicros(pid: number | undefined): number | null {
   return children.reduce((sum, child) => sum + (processCpuMicros(child) ?? 0), own);
 }
 
-interface Store {
+export interface Store {
   kind: DatabaseKind;
   env: NodeJS.ProcessEnv;
   dataDir: string;
@@ -238,7 +240,7 @@ interface Store {
   close(): Promise<void>;
 }
 
-async function openStore(kind: DatabaseKind, benchmark: { name: string; mariadbState: string }): Promise<Store> {
+export async function openStore(kind: DatabaseKind, benchmark: { name: string; mariadbState: string }): Promise<Store> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `store-bench-${benchmark.name}-${kind}-`));
   const removeDir = () => {
     if (process.env.BENCH_KEEP && kind === 'sqlite') console.log(`kept ${dataDir}`);
@@ -286,13 +288,13 @@ function serverEnv(): Record<string, string> {
   return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]));
 }
 
-interface Server {
+export interface Server {
   child: ChildProcess;
   base: string;
   stderr: string[];
 }
 
-async function startServer(store: Store): Promise<Server> {
+export async function startServer(store: Store): Promise<Server> {
   const port = await freePort();
   const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, 'src', 'main.js')], {
@@ -350,8 +352,9 @@ function requestOf(endpoint: Endpoint): BenchRequest {
   return endpoint.next ? endpoint.next() : { method: 'GET', path: endpoint.path };
 }
 
-/** The bench admin's credentials, unless the endpoint is called anonymously. */
-const credentials = (authorization: string, endpoint?: Endpoint): Record<string, string> => (endpoint?.anonymous ? {} : { authorization });
+/** The bench admin's credentials (or the endpoint's own), unless the endpoint is called anonymously. */
+const credentials = (authorization: string, endpoint?: Endpoint): Record<string, string> =>
+  endpoint?.anonymous ? {} : { authorization: endpoint?.authorization ?? authorization };
 
 function send(base: string, authorization: string, request: BenchRequest, endpoint?: Endpoint): Promise<Response> {
   const json = request.body !== undefined;
@@ -376,7 +379,7 @@ async function answerOf(response: Response): Promise<{ status: number; body: unk
 
 export const count = async (db: Knex, table: string) => Number(((await db(table).count({ n: '*' }).first()) as { n: number | string }).n);
 
-async function databaseVersion(db: Knex, kind: DatabaseKind): Promise<string> {
+export async function databaseVersion(db: Knex, kind: DatabaseKind): Promise<string> {
   const version = (await db.raw('select ' + (kind === 'sqlite' ? 'sqlite_version()' : 'version()') + ' as v')) as unknown;
   return String((Array.isArray(version) && Array.isArray(version[0]) ? version[0][0] : (version as Array<{ v: string }>)[0])?.v ?? '');
 }
@@ -593,7 +596,7 @@ export function machine(): { node: string; platform: string; cpus: number; cpuMo
   };
 }
 
-async function codeVersion(): Promise<BenchReport<unknown, object>['code']> {
+export async function codeVersion(): Promise<BenchReport<unknown, object>['code']> {
   try {
     const commit = (await run('git', ['rev-parse', 'HEAD'], { cwd: ROOT })).stdout.trim();
     const status = (await run('git', ['status', '--porcelain'], { cwd: ROOT })).stdout.split('\n');

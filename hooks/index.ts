@@ -13,6 +13,7 @@ import type { OrderTax, OrderTaxContext } from '../src/modules/orders/totals';
 import type { Category, Product, Variation } from '../src/modules/products/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
 import type { StoreSettings } from '../src/modules/settings/types';
+import type { BillingInterval, Subscription, SubscriptionStatus } from '../src/modules/subscriptions/types';
 import type { PricedShippingMethod, ShippingMethod, ShippingZone } from '../src/modules/shipping/types';
 
 declare module '../src/host/contract' {
@@ -115,6 +116,28 @@ declare module '../src/host/contract' {
     'store/order/deleted': [order: Order];
     /** A customer address was copied onto an order's billing or shipping address (`update-address-id`). */
     'store/order/address_updated': [order: Order, address: OrderAddress];
+    /** A subscription was created (checkout: `pending` until the order's first payment). */
+    'store/subscription/created': [subscription: Subscription, order: Order];
+    /** A subscription started: `active` (first period paid) or `trialing`, or came back to `active` (reactivated, or by a gateway's status). */
+    'store/subscription/activated': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** A renewal payment was recorded (once per gateway charge): `order` is the paid renewal order. */
+    'store/subscription/renewed': [subscription: Subscription, order: Order];
+    /** A subscription was canceled. */
+    'store/subscription/canceled': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** A subscription will end at the end of its paid period (`expire_at`). */
+    'store/subscription/expiring': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** A subscription expired (its period ended, or the expiry sweep gave up after the grace period). */
+    'store/subscription/expired': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** An installment plan was paid in full (`bill_count` reached `bill_times`). */
+    'store/subscription/completed': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** A subscription's payment failed at the gateway. */
+    'store/subscription/failing': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** A subscription's status changed (fires with every status hook above). */
+    'store/subscription/status_changed': [subscription: Subscription, previousStatus: SubscriptionStatus];
+    /** A subscription changed without a status change (vendor ids, dates refreshed from the gateway); the second argument is it before. */
+    'store/subscription/updated': [subscription: Subscription, previous: Subscription];
+    /** A subscription was deleted with its order (`delete_orders`); the argument is it before. */
+    'store/subscription/deleted': [subscription: Subscription];
     /** An activity-log entry was written. */
     'store/activity/created': [activity: Activity];
     /** The store settings were saved; the second argument is the settings before. */
@@ -137,6 +160,8 @@ declare module '../src/host/contract' {
     ];
     /** Whether the subscription vendor-id endpoints are enabled (the store setting is the default). */
     'store/subscription/vendor_id_editing_enabled': [enabled: boolean];
+    /** Days past `next_billing_date` before the hourly sweep expires an unpaid subscription (default by interval: daily 1, weekly 3, monthly 7, longer 15). */
+    'store/subscription/grace_period_days': [days: number, context: { interval: BillingInterval }];
     /** The payment gateways by key; extensions add theirs (see `src/gateways/gateway.ts`). */
     'store/payment_gateways': [gateways: PaymentGateway[]];
     /** The shipping methods offered for a destination, after zone matching and pricing. */

@@ -26,6 +26,11 @@ import { productRoutes } from './modules/products/routes';
 import { registerReceiptPage } from './modules/receipt/page';
 import { settingsRoutes } from './modules/settings/routes';
 import { shippingRoutes } from './modules/shipping/routes';
+import { registerSubscriptionActions } from './modules/subscriptions/actions/register';
+import { subscriptionActionRoutes } from './modules/subscriptions/admin-action-routes';
+import { subscriptionReadRoutes } from './modules/subscriptions/admin-read-routes';
+import { registerSubscriptionJobs } from './modules/subscriptions/expiry';
+import { subscriptionPortalRoutes } from './modules/subscriptions/portal-routes';
 import '../hooks';
 
 /** Every route of the store, module by module. */
@@ -40,6 +45,9 @@ export const storeRoutes: RouteDef[] = [
   ...addressRoutes,
   ...customerProfileRoutes,
   ...orderRoutes,
+  ...subscriptionReadRoutes,
+  ...subscriptionActionRoutes,
+  ...subscriptionPortalRoutes,
   ...settingsRoutes,
   ...productRoutes,
   ...couponRoutes,
@@ -62,4 +70,6 @@ export function register(host: Host): void {
   registerReceiptPage(host);
   registerLinkOnVerify(host, limits);
   registerOrderJobs(host);
+  registerSubscriptionJobs(host);
+  registerSubscriptionActions(host, limits);
 }

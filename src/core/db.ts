@@ -89,6 +89,35 @@ export function lockForUpdate(query: Knex.QueryBuilder, db: Knex | Knex.Transact
 
 export type AfterCommit = (callback: () => void | Promise<void>) => void;
 
+/** Errors after which the whole transaction may simply run again: it was rolled back as a deadlock victim, or waited too long. */
+const LOCK_CONFLICTS = new Set(['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT', 'SQLITE_BUSY']);
+
+/** A duplicate key on either database (another transaction wrote the same unique value first). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export function isLockConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && LOCK_CONFLICTS.has(code);
+}
+
+/**
+ * Runs `work` (a whole transaction) again, a few times after a short random pause, when it lost a lock conflict. Only
+ * for work that writes nothing outside its transaction before it commits.
+ */
+export async function retryOnLockConflict<T>(work: () => Promise<T>, tries = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= tries || !isLockConflict(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 20));
+    }
+  }
+}
+
 /**
  * Runs `work` in one transaction; callbacks registered with `afterCommit` run only once it has committed
  * (hooks fire after commit). A failing callback is logged by its caller's hook bus, never undoing the commit.

@@ -34,6 +34,12 @@ export const ERRORS = {
   missing_password: { status: 400, message: 'Please enter your password.' },
   login_failed: { status: 401, message: 'The username or password you entered is incorrect.' },
   internal_error: { status: 500, message: 'An internal error occurred.' },
+  // the earlier-style codes of the customer portal's subscription actions (spec: Errors)
+  subscription_not_found: { status: 404, message: 'Subscription not found' },
+  invalid_subscription_status: { status: 400, message: 'This action is not available for the subscription in its current status.' },
+  payment_method_invalid: { status: 400, message: 'This payment method cannot be used for the subscription.' },
+  insufficient_permissions: { status: 403, message: 'You are not allowed to manage this subscription.' },
+  gateway_error: { status: 502, message: 'The payment gateway could not carry out the request.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -46,6 +46,21 @@ export function readPage(query: { page?: unknown; per_page?: unknown }, limits: 
   };
 }
 
+/**
+ * The rows of one page as a size and an offset: `limit` + `offset` when `limit` is given (`limit` clamped like a page
+ * size), otherwise `page` + `per_page` (see `readPage`), which an `offset` given alone replaces as the start.
+ */
+export function readWindow(
+  query: { page?: unknown; per_page?: unknown; limit?: unknown; offset?: unknown },
+  limits: PageLimits,
+): { size: number; offset: number } {
+  const offset = toInt(query.offset);
+  const limit = toInt(query.limit);
+  if (limit !== null) return { size: Math.min(limits.max, Math.max(limits.min ?? 1, limit)), offset: Math.max(0, offset ?? 0) };
+  const { page, perPage } = readPage(query, limits);
+  return { size: perPage, offset: Math.max(0, offset ?? (page - 1) * perPage) };
+}
+
 export function pageOf<T>(data: T[], total: number, page: number, perPage: number): Page<T> {
   const from = data.length ? (page - 1) * perPage + 1 : null;
   return {
@@ -133,4 +148,16 @@ export class TotalCache {
     total.then(done, done);
     return total;
   }
+}
+
+/** One list's unfiltered totals, per database and view (`active_view`), each a `TotalCache` kept `ttlMs`. */
+export function totalCaches(ttlMs = 5000): (db: Knex, view: string) => TotalCache {
+  const byDb = new WeakMap<Knex, Map<string, TotalCache>>();
+  return (db, view) => {
+    let byView = byDb.get(db);
+    if (!byView) byDb.set(db, (byView = new Map()));
+    let cache = byView.get(view);
+    if (!cache) byView.set(view, (cache = new TotalCache(ttlMs)));
+    return cache;
+  };
 }

@@ -170,6 +170,14 @@ export interface Nonces {
   verify(nonce: string, action: string, identity: NonceIdentity): 1 | 2 | false;
 }
 
+/** MACs under the host secret (`STORE_SECRET`), one derived key per purpose: for the signed tokens a plugin hands out. */
+export interface Signer {
+  /** HMAC-SHA256 of `message` under the purpose's key, base64url. */
+  sign(purpose: string, message: string): string;
+  /** Whether `mac` is `sign(purpose, message)` (compared in constant time). */
+  verify(purpose: string, message: string, mac: string): boolean;
+}
+
 /* ------------------------------------------------------------------ REST */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -470,6 +478,7 @@ export interface Host {
   hooks: Hooks;
   users: Users;
   nonces: Nonces;
+  signer: Signer;
   db: Knex;
   options: Options;
   jobs: Jobs;

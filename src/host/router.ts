@@ -37,7 +37,8 @@ export function matchSegments(segments: PathSegments, parts: string[]): Record<s
     const segment = segments[i];
     if ('literal' in segment) {
       if (segment.literal !== parts[i]) return null;
-    } else params[segment.param] = safeDecode(parts[i]);
+    } else if (parts[i] === '') return null;
+    else params[segment.param] = safeDecode(parts[i]);
   }
   return params;
 }
@@ -89,7 +90,8 @@ export class RouteTable implements RestRouter {
 
   /** Finds the endpoint for a path under `/wp-json` such as `/store/v2/customers/5`. */
   match(method: string, fullPath: string): RouteMatch | null {
-    const parts = splitPath(fullPath);
+    // Empty segments are kept: `/customers//orders` names no customer, so it matches no route with a parameter there.
+    const parts = fullPath.split('/').slice(1);
     if (parts.length < 2) return null;
     const requested = `${parts[0]}/${parts[1]}`;
     const namespace = this.aliases.get(requested) ?? requested;

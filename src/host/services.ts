@@ -19,6 +19,7 @@ import { codeRoot, findPackageRoot } from './paths';
 import { readManifest } from './plugin-loader';
 import { registerHostRoles } from './roles';
 import { RouteTable } from './router';
+import { HmacSigner } from './signer';
 import { UserStore } from './users';
 import { createViews } from './views';
 
@@ -104,6 +105,7 @@ export async function createHostServices(config: HostConfig, overrides: HostOver
     hooks,
     users,
     nonces,
+    signer: new HmacSigner(secret),
     db,
     options,
     jobs,

@@ -9,7 +9,7 @@
  * - `paginate(query, page, perPage)` counts the rows a query matches and fetches one page of them.
  */
 import type { Knex } from 'knex';
-import { pageOf, paginate, readPage, type PageLimits } from '../../src/core/page';
+import { pageOf, paginate, readPage, readWindow, type PageLimits } from '../../src/core/page';
 import { openDatabase } from '../../src/host/database';
 
 /** customers list and customer orders: 1-199, default 10 */
@@ -77,6 +77,22 @@ describe('readPage: page', () => {
 
   it('reads both at once', () => {
     expect(readPage({ page: '2', per_page: '50' }, customers)).toEqual({ page: 2, perPage: 50 });
+  });
+});
+
+describe('readWindow: limit and offset, or page and per_page', () => {
+  it.each<[string, Record<string, unknown>, { size: number; offset: number }]>([
+    ['page and per_page', { page: '3', per_page: '20' }, { size: 20, offset: 40 }],
+    ['nothing: the first page of the default size', {}, { size: 10, offset: 0 }],
+    ['limit and offset', { limit: '5', offset: '7' }, { size: 5, offset: 7 }],
+    ['limit alone starts at the first row', { limit: 5, page: 4 }, { size: 5, offset: 0 }],
+    ['limit clamped to the page-size limits', { limit: '900' }, { size: 200, offset: 0 }],
+    ['limit 0 → the minimum', { limit: 0 }, { size: 1, offset: 0 }],
+    ['offset alone replaces the page as the start', { per_page: 3, page: 9, offset: 8 }, { size: 3, offset: 8 }],
+    ['a negative offset → 0', { limit: 2, offset: -4 }, { size: 2, offset: 0 }],
+    ['unreadable limit and offset are ignored', { limit: 'x', offset: '1e3', page: 2 }, { size: 10, offset: 10 }],
+  ])('%s', (_title, query, expected) => {
+    expect(readWindow(query, orders)).toEqual(expected);
   });
 });
 

@@ -45,6 +45,8 @@ describe('REST router', () => {
       ['an unknown namespace', 'get', '/wp-json/other/v9/things'],
       ['a path outside /wp-json', 'get', '/favicon.ico'],
       ['a deeper path than any route', 'post', `${BASE}/user/login/extra`],
+      ['an empty segment where a route has a parameter', 'get', `${BASE}/customer-profile/subscriptions//get-or-create-plan`],
+      ['an empty segment before a literal', 'get', `${BASE}/customers//orders`],
     ] as const)('%s: 404 rest_no_route', async (_name, method, path) => {
       const res = await app.http[method](path);
       expect(res.status).toBe(404);

@@ -398,16 +398,17 @@ describe('POST /checkout/place-order: payments, reuse, refusals', () => {
       expect((await fx.cartRow(hash)).stage).toBe('draft');
     });
 
-    it('a subscription product', async () => {
-      const plan = await fx.variation(900, {
-        title: 'Plan',
-        fulfillment_type: 'digital',
-        variation: { payment_type: 'subscription', billing_interval: 'monthly' },
-      });
-      const hash = await fx.cartWith([[plan.id, 1]]);
+    it('a second subscription product (one subscription per order)', async () => {
+      const subscription = { payment_type: 'subscription', billing_interval: 'monthly' };
+      const plan = await fx.variation(900, { title: 'Plan', fulfillment_type: 'digital', variation: subscription });
+      const other = await fx.variation(1900, { title: 'Other plan', fulfillment_type: 'digital', variation: subscription });
+      const hash = await fx.cartWith([
+        [plan.id, 1],
+        [other.id, 1],
+      ]);
       const before = await fx.snapshot();
       const res = await fx.place(hash, guestForm());
-      expect([res.status, res.body]).toEqual([422, { message: 'Subscription products cannot be purchased yet.' }]);
+      expect([res.status, res.body]).toEqual([422, { message: 'Only one subscription product can be bought per order.' }]);
       expect(await fx.snapshot()).toEqual(before);
     });
   });

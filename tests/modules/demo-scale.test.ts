@@ -66,13 +66,14 @@ describe('npm run cli -- seed --scale N', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
   });
 
-  it('writes ten orders per customer with items and transactions that agree with the order totals', async () => {
+  it('writes ten orders per customer (and the subscriptions part its own) with items and transactions that agree with the order totals', async () => {
     const db = app.database.db;
-    expect(await count('store_orders')).toBe(2500);
     expect(await count('store_order_items')).toBeGreaterThanOrEqual(2500);
     const orders = (await db('store_orders').select()) as Array<Record<string, string | number | null>>;
+    const purchases = orders.filter((o) => o.type === 'payment');
+    expect(purchases).toHaveLength(2500);
     const perCustomer = new Map<number, number>();
-    for (const o of orders) perCustomer.set(Number(o.customer_id), (perCustomer.get(Number(o.customer_id)) ?? 0) + 1);
+    for (const o of purchases) perCustomer.set(Number(o.customer_id), (perCustomer.get(Number(o.customer_id)) ?? 0) + 1);
     expect([...perCustomer.values()].every((n) => n === 10)).toBe(true);
     expect(new Set(orders.map((o) => o.payment_status))).toEqual(new Set(['paid', 'pending', 'failed', 'refunded', 'partially-refunded']));
 
@@ -233,8 +234,10 @@ describe('seed --scale through the CLI', () => {
     try {
       const orders = (await db('store_orders').whereBetween('customer_id', [21, 50]).count({ n: '*' }).first()) as { n: number | string };
       expect(Number(orders.n)).toBe(0);
-      const earlier = (await db('store_orders').where('customer_id', '<=', 20).count({ n: '*' }).first()) as { n: number | string };
+      const earlier = (await db('store_orders').where('customer_id', '<=', 20).where('type', 'payment').count({ n: '*' }).first()) as { n: number | string };
       expect(Number(earlier.n)).toBe(200);
+      const subscriptions = (await db('store_subscriptions').whereBetween('customer_id', [21, 50]).count({ n: '*' }).first()) as { n: number | string };
+      expect(Number(subscriptions.n)).toBe(0);
     } finally {
       await db.destroy();
     }

@@ -340,7 +340,7 @@ describe('POST /orders/do-bulk-action', () => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         message:
-          '2 of 4 selected orders deleted. 2 orders were not deleted: only unpaid orders that are canceled, on-hold, draft, pending or failed can be deleted, and a subscription order only together with all its renewals.',
+          '2 of 4 selected orders deleted. 2 orders were not deleted: only unpaid orders that are canceled, on-hold, draft, pending or failed can be deleted, and a subscription order only together with all its renewals and once its subscription has ended (cancel it first).',
       });
       expect(await db()('store_orders').whereIn('id', [onHold, canceled, paid, canceledPaid]).pluck('id')).toEqual([paid, canceledPaid]);
       expect(await db()('store_order_items').where({ order_id: onHold }).first()).toBeUndefined();

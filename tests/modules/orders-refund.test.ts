@@ -291,14 +291,14 @@ describe('POST /orders/{order_id}/refund', () => {
     expect(tooMuch.body.message).toBe('The refund amount can not be more than 5.00, what is left to refund of this transaction.');
   });
 
-  it("cancelSubscription 'true' answers that subscriptions are not available; the refund still happens", async () => {
+  it("cancelSubscription 'true' on an order without a subscription: skipped; the refund still happens", async () => {
     const { orderId, chargeId } = await paidOrder(1000);
     const res = await refund(orderId, { transaction_id: chargeId, amount: '1', cancelSubscription: 'true' });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['fluent_cart_refund', 'gateway_refund', 'subscription_cancel']);
     expect(res.body.subscription_cancel).toEqual({
       status: 'skipped',
-      message: 'Subscriptions are not available in this store yet, so no subscription was canceled.',
+      message: 'The order has no subscription to cancel.',
     });
     expect(res.body.fluent_cart_refund.status).toBe('success');
   });

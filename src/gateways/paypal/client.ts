@@ -1,11 +1,21 @@
 import axios, { type InternalAxiosRequestConfig } from 'axios';
-import { Client, ClientCredentialsAuthManager, Environment, OrdersController, PaymentsController, type OAuthToken } from '@paypal/paypal-server-sdk';
+import {
+  Client,
+  ClientCredentialsAuthManager,
+  Environment,
+  OrdersController,
+  PaymentsController,
+  SubscriptionsController,
+  type OAuthToken,
+} from '@paypal/paypal-server-sdk';
 import { VENDOR_BASES, paypalApiBase, paypalTimeoutMs, type PayPalCredentials } from './config';
 
 /** One REST app in one mode: the SDK's controllers, and a bearer token for the calls the SDK lacks. */
 export interface PayPalApi {
   orders: OrdersController;
   payments: PaymentsController;
+  /** Billing plans and subscriptions. */
+  subscriptions: SubscriptionsController;
   /** Where the calls go (`PAYPAL_API_BASE` or PayPal's host of the mode). */
   base: string;
   timeoutMs: number;
@@ -45,6 +55,7 @@ function createApi(credentials: PayPalCredentials, base: string, timeoutMs: numb
   return {
     orders: new OrdersController(client),
     payments: new PaymentsController(client),
+    subscriptions: new SubscriptionsController(client),
     base,
     timeoutMs,
     accessToken: async () => (await freshToken(client.clientCredentialsAuthManager)).accessToken,

@@ -1,4 +1,5 @@
 import { ApiError } from '@paypal/paypal-server-sdk';
+import { AppError, fail } from '../../core/errors';
 import { centsToDecimal, minorUnits, parseDecimalToCents } from '../../core/money';
 
 /** PayPal answered a call with an error it made a decision on: nothing was done, and the call may be made again. */
@@ -61,4 +62,20 @@ export function minorAmount(currency: unknown, value: unknown): { currency: stri
   const code = currency.toUpperCase();
   const amount = parseDecimalToCents(value, minorUnits(code));
   return amount === null || amount < 0 ? null : { currency: code, amount };
+}
+
+/**
+ * Runs a PayPal call for a shopper or an admin waiting on it: a refusal becomes a 502 carrying PayPal's issue (`PayPal
+ * refused <what>: …`), no answer a 502 asking to try again (the detail is logged).
+ */
+export async function askPayPal<T>(logger: { warn(obj: unknown, msg?: string): void }, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    logger.warn({ err: error }, `PayPal: ${what} did not succeed`);
+    const refusal = refusalOf(error);
+    if (refusal) throw fail('invalid_state', `PayPal refused ${what}: ${describeRefusal(refusal)}`, { status: 502 });
+    throw fail('invalid_state', 'PayPal could not be reached. Please try again in a moment.', { status: 502 });
+  }
 }

@@ -4,6 +4,7 @@ import type { AfterCommit } from '../../core/db';
 import { settleGatewayRefund } from '../../modules/payments/refund-settle';
 import type { VerifiedEvent } from '../gateway';
 import { refundStatusOf } from './refunds';
+import { applyPayPalSubscriptionEvent } from './subscriptions-webhooks';
 import { PAYPAL, recordDeclined, settleCapture } from './settle';
 import { minorAmount } from './vendor';
 import type { PayPalEventData } from './webhook-verify';
@@ -73,6 +74,7 @@ async function onRefund(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommi
  * - `PAYMENT.CAPTURE.COMPLETED`: settles the charge of the capture's PayPal order with the captured amount;
  * - `PAYMENT.CAPTURE.DENIED`: noted on the order, which stays pending (the shopper can pay again);
  * - `PAYMENT.CAPTURE.REFUNDED` and `PAYMENT.REFUND.*`: settle the store's refund (`settleGatewayRefund`);
+ * - `PAYMENT.SALE.COMPLETED` and `BILLING.SUBSCRIPTION.*`: subscriptions' payments and status (`subscriptions-webhooks.ts`);
  * - anything else is recorded as `ignored`.
  */
 export async function applyPayPalWebhook(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, event: VerifiedEvent): Promise<string> {
@@ -81,5 +83,5 @@ export async function applyPayPalWebhook(ctx: Ctx, trx: Knex.Transaction, afterC
   if (event.type === 'PAYMENT.CAPTURE.COMPLETED') return onCaptureCompleted(ctx, trx, afterCommit, data.resource);
   if (event.type === 'PAYMENT.CAPTURE.DENIED') return onCaptureDenied(ctx, trx, afterCommit, data.resource);
   if (event.type === 'PAYMENT.CAPTURE.REFUNDED' || event.type.startsWith('PAYMENT.REFUND.')) return onRefund(ctx, trx, afterCommit, data.resource);
-  return 'ignored';
+  return applyPayPalSubscriptionEvent(ctx, trx, afterCommit, event.type, data) ?? 'ignored';
 }

@@ -4,6 +4,7 @@ import { captureOrder, type CaptureOutcome } from './capture';
 import { paypalApi, type PayPalApi } from './client';
 import { hasApiKeys, modeOf, paypalCredentials } from './config';
 import { findPayPalCharge } from './settle';
+import { firstSaleIfPending, type PaidSale } from './subscriptions-settle';
 
 /** The headers PayPal signs a delivery with; the verify call needs every one. */
 const SIGNATURE_HEADERS = ['paypal-transmission-id', 'paypal-transmission-time', 'paypal-transmission-sig', 'paypal-cert-url', 'paypal-auth-algo'] as const;
@@ -16,10 +17,14 @@ const SIGNATURE_HEADERS = ['paypal-transmission-id', 'paypal-transmission-time',
 const MAX_AGE_MS = 3 * 24 * 60 * 60 * 1000;
 const MAX_AHEAD_MS = 5 * 60 * 1000;
 
-/** A verified PayPal event: its resource, and for an approved order the result of capturing it. */
+/**
+ * A verified PayPal event: its resource; for an approved order the result of capturing it; for an activated
+ * subscription whose parent order waits for its first payment, PayPal's first sale (null: none yet).
+ */
 export interface PayPalEventData {
   resource: Record<string, unknown>;
   capture?: CaptureOutcome;
+  first_sale?: PaidSale | null;
 }
 
 function header(delivery: WebhookDelivery, name: string): string {
@@ -100,5 +105,6 @@ export async function verifyPayPalWebhook(ctx: Ctx, delivery: WebhookDelivery): 
   await verifySignature(paypalApi(credentials), signature, credentials.webhook_id, delivery.rawBody);
   const data: PayPalEventData = { resource: event.resource };
   if (event.event_type === 'CHECKOUT.ORDER.APPROVED') data.capture = await captureIfPending(ctx, event.resource);
+  if (event.event_type === 'BILLING.SUBSCRIPTION.ACTIVATED') data.first_sale = await firstSaleIfPending(ctx, event.resource);
   return { id: event.id, type: event.event_type, data };
 }

@@ -2,18 +2,19 @@ import type { PaymentGateway } from '../gateway';
 import { startStripePayment, stripeOrderInfo } from './checkout';
 import { stripeConfig } from './config';
 import { captureStripeCharge, lookupStripeRefund, refundStripeCharge } from './refunds';
+import { cancelStripeSubscription, fetchStripeSubscription, lookupStripeSubscription, startStripeSubscription } from './subscriptions';
 import { applyStripeWebhook, verifyStripeWebhook } from './webhooks';
 
 /**
- * The Stripe gateway (`stripe` SDK): on-site PaymentIntents or hosted Checkout Sessions, refunds, captures and
- * signed webhooks. The methods call through arrow functions, so the registry may build it while the order modules
+ * The Stripe gateway (`stripe` SDK): on-site PaymentIntents or hosted Checkout Sessions, refunds, captures, signed
+ * webhooks, and subscriptions (Stripe Billing: created at checkout, renewed by invoice webhooks, canceled, fetched). The methods call through arrow functions, so the registry may build it while the order modules
  * these import are still loading (they import the registry in turn).
  */
 export function stripeGateway(): PaymentGateway {
   return {
     key: 'stripe',
     title: 'Stripe',
-    capabilities: { refund: true, capture: true, webhooks: true },
+    capabilities: { refund: true, capture: true, webhooks: true, subscriptions: true, verify_vendor_ids: true },
     availableAtCheckout: async (ctx) => {
       const config = await stripeConfig(ctx.host);
       const { mode } = config;
@@ -27,5 +28,9 @@ export function stripeGateway(): PaymentGateway {
     refund: (ctx, transaction, amount, row) => refundStripeCharge(ctx, transaction, amount, row),
     capture: (ctx, transaction) => captureStripeCharge(ctx, transaction),
     lookupRefund: (ctx, refund, charge) => lookupStripeRefund(ctx, refund, charge),
+    startSubscription: (ctx, request) => startStripeSubscription(ctx, request),
+    cancelSubscription: (ctx, subscription) => cancelStripeSubscription(ctx, subscription),
+    fetchSubscription: (ctx, subscription) => fetchStripeSubscription(ctx, subscription),
+    lookupSubscription: (ctx, ids) => lookupStripeSubscription(ctx, ids),
   };
 }

@@ -23,11 +23,29 @@ const noKey = (transaction: GatewayTransaction): GatewayResult => ({
   message: `Stripe has no secret key for ${storeMode(transaction.payment_mode)} mode in the payment settings.`,
 });
 
-/** Refunds and captures name the payment: a PaymentIntent (`pi_…`, every checkout payment) or an older Charge. */
-function paymentOf(transaction: GatewayTransaction): { payment_intent: string } | { charge: string } | null {
+type StripePayment = { payment_intent: string } | { charge: string };
+
+/**
+ * Refunds and captures name the payment: a PaymentIntent (`pi_…`, every checkout payment), an older Charge, or an
+ * Invoice (`in_…`: subscription renewals, and hosted subscription checkouts, are known by their invoice, see
+ * `subscriptions-webhooks.ts`), whose paid payment is then asked of Stripe.
+ */
+function paymentOf(transaction: GatewayTransaction): StripePayment | { invoice: string } | null {
   const id = transaction.vendor_charge_id;
   if (id.startsWith('pi_')) return { payment_intent: id };
   if (id.startsWith('ch_') || id.startsWith('py_')) return { charge: id };
+  if (id.startsWith('in_')) return { invoice: id };
+  return null;
+}
+
+/** The payment of an invoice (its paid invoice payment); null when it has none. Throws what the SDK throws. */
+async function invoicePayment(stripe: Stripe, invoiceId: string): Promise<StripePayment | null> {
+  const invoice = await stripe.invoices.retrieve(invoiceId, { expand: ['payments'] });
+  const paid = invoice.payments?.data.find((payment) => payment.status === 'paid');
+  const intent = paid?.payment.payment_intent;
+  if (intent) return { payment_intent: typeof intent === 'string' ? intent : intent.id };
+  const charge = paid?.payment.charge;
+  if (charge) return { charge: typeof charge === 'string' ? charge : charge.id };
   return null;
 }
 
@@ -42,14 +60,18 @@ export async function refundStripeCharge(
   amount: number,
   row?: { id: number; uuid: string },
 ): Promise<GatewayResult> {
-  const payment = paymentOf(transaction);
-  if (!payment) return { status: 'failed', message: `The charge has no Stripe payment id (${transaction.vendor_charge_id || 'none'}) to refund.` };
+  const named = paymentOf(transaction);
+  const noPayment: GatewayResult = { status: 'failed', message: `The charge has no Stripe payment id (${transaction.vendor_charge_id || 'none'}) to refund.` };
+  if (!named) return noPayment;
   const stripe = await clientOf(ctx, transaction);
   if (!stripe) return noKey(transaction);
   let refund: Stripe.Refund;
   try {
+    const payment = 'invoice' in named ? await invoicePayment(stripe, named.invoice) : named;
+    if (!payment) return noPayment;
+    const invoice: Record<string, string> = 'invoice' in named ? { invoice_id: named.invoice } : {};
     refund = await stripe.refunds.create(
-      { ...payment, amount, metadata: { order_id: String(transaction.order_id), ...(row ? { transaction_uuid: row.uuid } : {}) } },
+      { ...payment, amount, metadata: { order_id: String(transaction.order_id), ...invoice, ...(row ? { transaction_uuid: row.uuid } : {}) } },
       row ? { idempotencyKey: `store-refund-${row.uuid}` } : undefined,
     );
   } catch (error) {
@@ -94,7 +116,8 @@ export async function lookupStripeRefund(ctx: Ctx, refund: GatewayTransaction, c
     const found = await stripe.refunds.retrieve(refund.vendor_charge_id);
     return { status: refundStatusOf(found), vendor_id: found.id };
   }
-  const payment = paymentOf(charge);
+  const named = paymentOf(charge);
+  const payment = named && 'invoice' in named ? await invoicePayment(stripe, named.invoice) : named;
   if (!payment || !refund.uuid) return { status: 'pending' };
   let unnamed = false;
   for await (const candidate of stripe.refunds.list({ ...payment, limit: 100 })) {

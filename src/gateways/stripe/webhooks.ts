@@ -10,6 +10,8 @@ import { WebhookRejected, type VerifiedEvent, type WebhookDelivery } from '../ga
 import { stripeClient } from './client';
 import { stripeConfig } from './config';
 import { refundStatusOf } from './refunds';
+import { idOf } from './subscriptions';
+import { invoiceFailed, invoicePaid, subscriptionDeleted, subscriptionSessionCompleted, subscriptionUpdated } from './subscriptions-webhooks';
 
 const METHOD = 'stripe';
 
@@ -18,8 +20,6 @@ interface StripeDelivery {
   event: Stripe.Event;
   refunds?: Stripe.Refund[];
 }
-
-const idOf = (value: string | { id: string } | null | undefined): string => (typeof value === 'string' ? value : (value?.id ?? ''));
 
 /**
  * Checks `Stripe-Signature` against the exact bytes with `stripe.webhooks.constructEvent` (HMAC of timestamp and body,
@@ -59,8 +59,9 @@ export async function verifyStripeWebhook(ctx: Ctx, delivery: WebhookDelivery): 
 }
 
 async function settleRefund(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, refund: Stripe.Refund): Promise<RefundSettleOutcome> {
-  // The store keeps a checkout payment's PaymentIntent id on its charge; older, admin-recorded charges may hold the charge id.
-  for (const chargeId of [idOf(refund.payment_intent), idOf(refund.charge)].filter(Boolean)) {
+  // The store keeps a checkout payment's PaymentIntent id on its charge; older, admin-recorded charges may hold the charge
+  // id, and subscription invoices' charges the invoice id, which the store's refunds of them carry in their metadata.
+  for (const chargeId of [idOf(refund.payment_intent), idOf(refund.charge), refund.metadata?.invoice_id ?? ''].filter(Boolean)) {
     const outcome = await settleGatewayRefund(ctx, trx, afterCommit, {
       method: METHOD,
       charge_vendor_id: chargeId,
@@ -119,8 +120,9 @@ async function intentFailed(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterC
  * Applies a verified event inside the webhook transaction (which also records the event id, so it is applied once):
  * payments settle the order (`payment_intent.succeeded`, a paid `checkout.session.completed` or
  * `checkout.session.async_payment_succeeded`), a failed attempt is noted, refunds settle their rows
- * (`charge.refunded`, `refund.created`, `refund.updated`, `refund.failed`, `charge.refund.updated`); anything else is
- * `ignored`. Returns the outcome kept with the event.
+ * (`charge.refunded`, `refund.created`, `refund.updated`, `refund.failed`, `charge.refund.updated`), subscriptions
+ * renew, fail, change and end (`subscriptions-webhooks.ts`); anything else is `ignored`. Returns the outcome kept
+ * with the event.
  */
 export async function applyStripeWebhook(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, verified: VerifiedEvent): Promise<string> {
   const { event, refunds } = verified.data as StripeDelivery;
@@ -132,6 +134,7 @@ export async function applyStripeWebhook(ctx: Ctx, trx: Knex.Transaction, afterC
     case 'checkout.session.completed':
     case 'checkout.session.async_payment_succeeded': {
       const session = event.data.object;
+      if (session.mode === 'subscription') return subscriptionSessionCompleted(ctx, trx, afterCommit, session);
       if (session.payment_status !== 'paid' || session.amount_total === null) return 'awaiting_payment';
       return settleGatewayPayment(ctx, trx, afterCommit, {
         method: METHOD,
@@ -150,6 +153,15 @@ export async function applyStripeWebhook(ctx: Ctx, trx: Knex.Transaction, afterC
     case 'refund.failed':
     case 'charge.refund.updated':
       return settleRefund(ctx, trx, afterCommit, event.data.object);
+    case 'invoice.paid':
+    case 'invoice.payment_succeeded':
+      return invoicePaid(ctx, trx, afterCommit, event.data.object);
+    case 'invoice.payment_failed':
+      return invoiceFailed(ctx, trx, afterCommit, event.data.object);
+    case 'customer.subscription.updated':
+      return subscriptionUpdated(ctx, trx, afterCommit, event.data.object);
+    case 'customer.subscription.deleted':
+      return subscriptionDeleted(ctx, trx, afterCommit, event.data.object);
     default:
       return 'ignored';
   }

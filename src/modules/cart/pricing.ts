@@ -1,5 +1,6 @@
 /**
- * A cart priced the way its order will be: lines from the variations (`resolveLines`), coupons by code
+ * A cart priced the way its order will be: lines from the variations (`resolveLines`) as the first charge bills them
+ * (`firstChargeLines`: a subscription in a trial at 0, its signup fee a line of its own), coupons by code
  * (`resolveCoupons`), the chosen shipping method for the destination, then `priceOrder`'s calculator and tax.
  *
  * The cart's own unpaid order (`cart.order_id`, when checkout placed it and it may be placed again) does not count
@@ -16,6 +17,7 @@ import type { OrderTotals } from '../orders/totals';
 import { resolveCoupons, type AppliedCouponEntry, type AppliedRow, type ResolvedCoupons } from '../orders/write-coupons';
 import { resolveLines, type LineDraft } from '../orders/write-lines';
 import { getStoreSettings } from '../settings/store-settings';
+import { firstChargeLines } from './first-charge';
 import { priceMethod } from '../shipping/service';
 import { cartVariations, heldByOrder, UNPAID_STATUSES, type CartVariation } from './catalog';
 import { GONE, insufficientStock, notPurchasable, unknownCoupon } from './messages';
@@ -111,12 +113,13 @@ export async function quoteCart(ctx: Ctx, db: Db, cart: Cart, options: CartPrici
   );
 
   const known = cart.data.items.filter((item) => variations.has(item.variation_id));
-  const { lines } = await resolveLines(
+  const { lines: cartLines } = await resolveLines(
     db,
     known.map((item) => ({ variation_id: item.variation_id, quantity: item.quantity })),
     null,
     [],
   );
+  const lines = firstChargeLines(cartLines);
   let next = 0;
   const items = cart.data.items.map((item): QuotedItem => {
     const variation = variations.get(item.variation_id) ?? null;

@@ -20,6 +20,7 @@ import { releaseOrderCouponUses } from '../orders/coupon-uses';
 import { plural } from '../orders/selection';
 import { releaseCartOfOrder } from '../cart/repo';
 import { releaseOrderStock, type StockState } from '../orders/stock-state';
+import { cancelUnstartedSubscriptions } from '../subscriptions/checkout';
 
 declare module '../../host/contract' {
   interface JobMap {
@@ -52,7 +53,7 @@ async function dueOrderIds(db: Knex, cutoff: string, after: number, limit: numbe
 /**
  * Cancels one expired order: `on-hold` and `pending` still (else false: it was paid or changed meanwhile), its coupon
  * uses and held stock given back, the cart it came from back to shopping (the shopper keeps the cart and may check
- * out again), an activity entry, and `store/order/status_changed` and `store/order/canceled` after the commit.
+ * out again), the subscription it would have started canceled, an activity entry, and `store/order/status_changed` and `store/order/canceled` after the commit.
  */
 export async function expireUnpaidOrder(ctx: Ctx, orderId: number, ttlMinutes: number): Promise<boolean> {
   return transaction(ctx, async (trx, afterCommit) => {
@@ -62,6 +63,7 @@ export async function expireUnpaidOrder(ctx: Ctx, orderId: number, ttlMinutes: n
     const uses = await releaseOrderCouponUses(trx, orderId);
     const released = await releaseOrderStock(trx, ctx, orderId, afterCommit);
     await releaseCartOfOrder(trx, orderId, now);
+    await cancelUnstartedSubscriptions(ctx, trx, afterCommit, orderId, `Its order #${orderId} was not paid in time.`);
     await recordActivity(
       trx,
       ctx,

@@ -63,7 +63,7 @@ function orderColumns(ctx: Ctx, draft: OrderDraft, now: string): Record<string, 
     shipping_status: priced.fulfillment === 'physical' ? 'unshipped' : '',
     payment_method: method.key,
     payment_method_title: method.title,
-    type: 'payment',
+    type: orderType(priced),
     fulfillment_type: priced.fulfillment,
     mode: draft.mode,
     currency: priced.currency,
@@ -75,6 +75,9 @@ function orderColumns(ctx: Ctx, draft: OrderDraft, now: string): Record<string, 
     updated_at: now,
   };
 }
+
+/** A cart with a subscription makes a `subscription` order (its renewals are `renewal` orders), else a `payment`. */
+const orderType = (priced: PricedCart) => (priced.has_subscriptions ? 'subscription' : 'payment');
 
 const idsOf = (rows: Array<{ id: number | string }>) => rows.map((row) => Number(row.id));
 
@@ -107,7 +110,14 @@ async function writeAddresses(trx: Knex.Transaction, orderId: number, form: Chec
  */
 async function writeCharge(trx: Knex.Transaction, orderId: number, draft: OrderDraft, now: string): Promise<WrittenOrder['charge']> {
   const total = draft.priced.totals.total_amount;
-  const columns = { payment_method: draft.method.key, payment_mode: draft.mode, currency: draft.priced.currency, total, updated_at: now };
+  const columns = {
+    order_type: orderType(draft.priced),
+    payment_method: draft.method.key,
+    payment_mode: draft.mode,
+    currency: draft.priced.currency,
+    total,
+    updated_at: now,
+  };
   if (draft.previous) {
     const reusable = (await trx(TRANSACTIONS)
       .where({ order_id: orderId, transaction_type: 'charge', status: TRANSACTION_STATUS.pending, vendor_charge_id: '' })
@@ -127,7 +137,6 @@ async function writeCharge(trx: Knex.Transaction, orderId: number, draft: OrderD
       ...columns,
       uuid,
       order_id: orderId,
-      order_type: 'payment',
       transaction_type: 'charge',
       vendor_charge_id: '',
       status: TRANSACTION_STATUS.pending,

@@ -4,14 +4,17 @@
  *
  * 1. A cart whose order is paid answers 'You have already completed this order.' (HTTP 200), also once the payment
  *    completed the cart; otherwise the cart must have items and not be completed (else HTTP 200 'Cart is empty or
- *    already completed'); a subscription item is refused (422 `{message}`).
+ *    already completed').
  * 2. The form is checked against the store settings and the cart (`form.ts`); a guest asking for an account whose
  *    email already has one is asked to log in.
  * 3. One transaction: the cart row locked, the customer (`customer.ts`), the cart priced (`priceCart`: a product
  *    gone, not for sale or out of stock is 422 `{message}`), the order written, or the cart's unpaid order rewritten
  *    (`order-write.ts`), its stock held and coupon uses counted last (the contended rows, locked until the commit),
- *    and a free order paid / an offline order's cart completed (`payment.ts`).
- * 4. After the commit: the guest's account (`account.ts`), then an online gateway's `startPayment`.
+ *    and a free order paid / an offline order's cart completed (`payment.ts`). A cart with a subscription line (one
+ *    at most: a second is 422 `{message}`) needs a gateway that bills subscriptions (else 422 on `payment_method`):
+ *    the `pending` subscription is written with the order (`subscriptions/checkout.ts`).
+ * 4. After the commit: the guest's account (`account.ts`), then an online gateway's `startPayment`, or its
+ *    `startSubscription` for a subscription (also after a free first charge: a trial bills later).
  */
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
@@ -35,7 +38,9 @@ import { accountProblem, createCheckoutAccount } from './account';
 import { ownCustomerId, rememberAddresses, resolveCustomer, savedAddresses, type CheckoutCustomer } from './customer';
 import { readCheckoutForm, type CheckoutForm } from './form';
 import { writeOrder, type WrittenOrder } from './order-write';
-import { FREE_METHOD, pathOf, placedAnswer, settleAtCheckout, startOnlinePayment, type CheckoutAnswer, type PaymentPath } from './payment';
+import { createCheckoutSubscription, requireSubscriptionGateway, subscriptionLineOf } from '../subscriptions/checkout';
+import type { Subscription } from '../subscriptions/types';
+import { FREE_METHOD, pathOf, placedAnswer, settleAtCheckout, startOnlinePayment, startTrialBilling, type CheckoutAnswer, type PaymentPath } from './payment';
 import type { PlaceOrderBody } from './schemas';
 
 export interface PlaceOrderInput {
@@ -44,8 +49,6 @@ export interface PlaceOrderInput {
   /** The `Referer` header: the page the order was placed from. */
   referer: string;
 }
-
-const SUBSCRIPTIONS_REFUSED = 'Subscription products cannot be purchased yet.';
 
 const emptyCart = () => new Reply({ status: 'failed', message: 'Cart is empty or already completed' }, 200);
 const alreadyPaid = () => new Reply({ status: 'failed', message: 'You have already completed this order.' }, 200);
@@ -102,6 +105,7 @@ interface Placed {
   customer: CheckoutCustomer;
   priced: PricedCart;
   path: PaymentPath;
+  subscription: Subscription | null;
 }
 
 async function placeInTransaction(ctx: Ctx, cartId: number, form: CheckoutForm, chosen: Chosen, mode: StoreMode, referer: string): Promise<Placed | Reply> {
@@ -127,13 +131,15 @@ async function placeInTransaction(ctx: Ctx, cartId: number, form: CheckoutForm, 
     } catch (error) {
       throw asUnavailable(error);
     }
-    if (priced.has_subscriptions) throw fail('product_unavailable', SUBSCRIPTIONS_REFUSED);
+    const line = subscriptionLineOf(priced);
 
-    // A zero total is paid at once, whatever method the form names.
+    // A zero total is paid at once, whatever method the form names; a subscription's gateway bills it later all the same.
     const free = priced.totals.total_amount === 0;
-    if (!free && !(chosen.gateway && chosen.available)) throw invalid('payment_method', 'in', 'The selected payment method is not available.');
-    const gateway = free ? (paymentGateways(ctx).get(FREE_METHOD) as PaymentGateway) : (chosen.gateway as PaymentGateway);
-    const method = { key: gateway.key, title: free ? gateway.title : chosen.title };
+    const byGateway = !free || line !== null;
+    if (byGateway && !(chosen.gateway && chosen.available)) throw invalid('payment_method', 'in', 'The selected payment method is not available.');
+    if (line) requireSubscriptionGateway(chosen.gateway);
+    const gateway = byGateway ? (chosen.gateway as PaymentGateway) : (paymentGateways(ctx).get(FREE_METHOD) as PaymentGateway);
+    const method = { key: gateway.key, title: byGateway ? chosen.title : gateway.title };
     await rememberAddresses(trx, customer, form, toTimestamp(ctx.clock.now()));
     let written: WrittenOrder;
     try {
@@ -143,9 +149,15 @@ async function placeInTransaction(ctx: Ctx, cartId: number, form: CheckoutForm, 
     } catch (error) {
       throw asUnavailable(error);
     }
-    const path = pathOf(method.key, gateway);
+    const subscription = await createCheckoutSubscription(ctx, trx, afterCommit, {
+      order: written.order,
+      charge_id: written.charge.id,
+      line,
+      payment_method: method.key,
+    });
+    const path: PaymentPath = free ? 'free' : line ? 'online' : pathOf(method.key, gateway);
     await settleAtCheckout(trx, ctx, afterCommit, path, written);
-    return { written, customer, priced, path };
+    return { written, customer, priced, path, subscription };
   });
 }
 
@@ -174,7 +186,6 @@ async function attempt(ctx: Ctx, input: PlaceOrderInput): Promise<CheckoutAnswer
       )
     ).values(),
   ];
-  if (catalog.some((variation) => variation.payment_type === 'subscription')) throw fail('product_unavailable', SUBSCRIPTIONS_REFUSED);
 
   const [settings, payments] = await Promise.all([getStoreSettings(ctx.host), getPaymentSettings(ctx.host)]);
   const ownId = await ownCustomerId(ctx.db, ctx);
@@ -192,8 +203,11 @@ async function attempt(ctx: Ctx, input: PlaceOrderInput): Promise<CheckoutAnswer
   const placed = await placeInTransaction(ctx, cart.id, form, chosen, payments.mode, input.referer);
   if (placed instanceof Reply) return placed;
   if (form.create_account) await createCheckoutAccount(ctx, placed.customer, form);
-  if (placed.path !== 'online') return placedAnswer(ctx, placed.written.order);
-  return startOnlinePayment(ctx, chosen.gateway as PaymentGateway, placed.written, form, placed.priced, placed.customer.record.id);
+  const { written, priced, subscription } = placed;
+  const customerId = placed.customer.record.id;
+  if (subscription && placed.path === 'free') return startTrialBilling(ctx, chosen.gateway as PaymentGateway, written, form, priced, customerId, subscription);
+  if (placed.path !== 'online') return placedAnswer(ctx, written.order);
+  return startOnlinePayment(ctx, chosen.gateway as PaymentGateway, written, form, priced, customerId, subscription);
 }
 
 export async function placeOrder(ctx: Ctx, input: PlaceOrderInput): Promise<CheckoutAnswer | Reply> {

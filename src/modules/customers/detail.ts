@@ -3,6 +3,7 @@ import type { Ctx } from '../../core/context';
 import { fail } from '../../core/errors';
 import { by, ownerIds, relatedRows, type Branch, type Owners, type Related, type Row } from '../../core/related';
 import { presentLabel } from '../labels/service';
+import { presentSubscription } from '../subscription-records/presenter';
 import { presentOrder, presentOrderSummary, type OrderRow } from '../order-records/presenter';
 import { presentAddresses, type AddressRow } from './addresses';
 import { customerIdOf } from './owner';
@@ -13,7 +14,7 @@ import type { CUSTOMER_DETAIL_WITH, PORTAL_WITH } from './schemas';
  * `GET /customers/{customerId}`, admin and portal: the customer and every relation asked for in ONE statement
  * (core/related.ts), run as a prepared statement. Only `with[]=wpUser` adds a read, of the host's user.
  */
-type Kind = 'customer' | 'billing_address' | 'shipping_address' | 'labels' | 'orders' | 'recent_orders';
+type Kind = 'customer' | 'billing_address' | 'shipping_address' | 'labels' | 'orders' | 'recent_orders' | 'subscriptions';
 
 const address = (type: 'billing' | 'shipping'): Branch => ({
   table: 'store_customer_addresses',
@@ -40,6 +41,7 @@ const BRANCHES: Record<Kind, Branch> = {
     owner: 't.customer_id',
     from: '(select * from store_orders where customer_id in (IDS) order by id desc limit 50) t',
   },
+  subscriptions: { table: 'store_subscriptions', kind: `'subscriptions'`, owner: 't.customer_id', from: 'store_subscriptions t where t.customer_id in (IDS)' },
 };
 
 /** The customer's row and the rows of `kinds`; null when there is no such customer (or it is not the caller's). */
@@ -73,7 +75,7 @@ type AdminWith = (typeof CUSTOMER_DETAIL_WITH)[number];
 /**
  * The admin shape: the record with its computed fields; then, in this order, the relations asked for (`orders`,
  * `labels`, `billing_address`, `shipping_address`), `selected_labels` and `labels` (unless `customerOnly`),
- * `subscriptions` and `wp_user` when asked for. Null when there is no such customer.
+ * `subscriptions` (newest first) and `wp_user` when asked for. Null when there is no such customer.
  */
 export async function adminCustomerDetail(
   ctx: Ctx,
@@ -83,7 +85,11 @@ export async function adminCustomerDetail(
   const wanted = options.with ?? [];
   const relations = (['orders', 'labels', 'billing_address', 'shipping_address'] as const).filter((r) => wanted.includes(r));
   const withLabels = !options.customerOnly || relations.includes('labels');
-  const found = await customerWith(ctx, ownerIds([id]), [...relations.filter((r) => r !== 'labels'), ...(withLabels ? (['labels'] as const) : [])]);
+  const found = await customerWith(ctx, ownerIds([id]), [
+    ...relations.filter((r) => r !== 'labels'),
+    ...(withLabels ? (['labels'] as const) : []),
+    ...(wanted.includes('subscriptions') ? (['subscriptions'] as const) : []),
+  ]);
   if (!found) return null;
   const { row, related } = found;
   const out = presentAdmin(ctx.host, presentCustomer(row)) as AdminCustomer & Record<string, unknown>;
@@ -94,8 +100,7 @@ export async function adminCustomerDetail(
     else out[relation] = await addressesIn(related, relation);
   }
   if (!options.customerOnly) Object.assign(out, { selected_labels: labels.map((l) => l.id), labels });
-  // The subscriptions table arrives with the subscriptions issue; until then a customer has none.
-  if (wanted.includes('subscriptions')) out.subscriptions = [];
+  if (wanted.includes('subscriptions')) out.subscriptions = rowsOf(related, 'subscriptions', by('-id')).map(presentSubscription);
   if (wanted.includes('wpUser')) out.wp_user = out.user_id === null ? null : publicUser(await ctx.host.users.findById(out.user_id));
   return out;
 }

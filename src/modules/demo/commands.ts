@@ -12,7 +12,8 @@ function positiveInteger(flag: string, value: string | boolean | undefined, max:
 /**
  * `npm run cli -- seed --demo`: the demo store (idempotent).
  * `npm run cli -- seed --scale N [--seed S] [--customers-only]`: N generated customers with a billing and a shipping
- * address each, and ten orders each unless `--customers-only`, in bulk (see `scale.ts`); running it again adds N more.
+ * address each, and ten orders and two subscriptions (with their orders) each unless `--customers-only`, in bulk (see
+ * `scale.ts`); running it again adds N more.
  * The seeders load the store's services, so they are required when the command runs, not when it is registered:
  * every other CLI command starts without them.
  */

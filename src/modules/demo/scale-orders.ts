@@ -13,7 +13,8 @@ import type { SeededCustomer } from './scale';
  * customers' purchase statistics recomputed from them. Deterministic per `(seed, customer number)` like the
  * customers part; written in bulk (multi-row INSERTs, several batches per transaction).
  *
- * Shapes: nine in ten orders are one-time purchases, one in ten a subscription's first order; seven in ten are paid
+ * Shapes: one-time purchases of the catalogue's one-time variations (subscriptions and their orders are the next
+ * part's, `scale-subscriptions.ts`); seven in ten are paid
  * (completed when digital, processing when physical), one in ten on hold awaiting payment, one in twenty canceled,
  * the rest refunded in full or in part. Paid orders get receipt and invoice numbers from the store counter, in
  * order of creation date within a batch.
@@ -32,7 +33,6 @@ interface Article {
   title: string;
   unit_price: number;
   fulfillment_type: 'digital' | 'physical';
-  payment_type: 'onetime' | 'subscription';
 }
 
 const BUILT_IN_ARTICLES: Article[] = [
@@ -51,7 +51,6 @@ const BUILT_IN_ARTICLES: Article[] = [
   title: title as string,
   unit_price: unit_price as number,
   fulfillment_type: fulfillment_type as Article['fulfillment_type'],
-  payment_type: 'onetime' as const,
 }));
 
 async function loadArticles(db: Knex): Promise<Article[]> {
@@ -59,11 +58,10 @@ async function loadArticles(db: Knex): Promise<Article[]> {
     .join('store_products as p', 'p.id', 'v.product_id')
     .where('v.status', 'active')
     .where('v.price', '>', 0)
+    .whereNot('v.payment_type', 'subscription')
     .orderBy('v.id')
     .limit(200)
-    .select('v.id', 'v.product_id', 'v.title', 'v.price', 'v.payment_type', 'p.title as product_title', 'p.fulfillment_type')) as Array<
-    Record<string, string | number>
-  >;
+    .select('v.id', 'v.product_id', 'v.title', 'v.price', 'p.title as product_title', 'p.fulfillment_type')) as Array<Record<string, string | number>>;
   const articles = rows.map((row) => ({
     post_id: Number(row.product_id),
     variation_id: Number(row.id),
@@ -71,7 +69,6 @@ async function loadArticles(db: Knex): Promise<Article[]> {
     title: String(row.title),
     unit_price: Number(row.price),
     fulfillment_type: row.fulfillment_type === 'digital' ? ('digital' as const) : ('physical' as const),
-    payment_type: row.payment_type === 'subscription' ? ('subscription' as const) : ('onetime' as const),
   }));
   return articles.length ? articles : BUILT_IN_ARTICLES;
 }
@@ -126,7 +123,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
       payment_method,
       payment_method_title:
         payment_method === 'stripe' ? 'Card' : payment_method === 'paypal' ? 'PayPal' : payment_method === 'cod' ? 'Cash on delivery' : 'Bank transfer',
-      type: items.some((item) => item.article.payment_type === 'subscription') || rng() < 0.1 ? 'subscription' : 'payment',
+      type: 'payment',
       fulfillment_type,
       mode: 'live',
       currency,
@@ -151,7 +148,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
         post_id: article.post_id,
         variation_id: article.variation_id,
         fulfillment_type: article.fulfillment_type,
-        payment_type: article.payment_type,
+        payment_type: 'onetime',
         post_title: article.post_title,
         title: article.title,
         cart_index,
@@ -187,7 +184,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
 }
 
 /** Paid orders get the next receipt numbers (by creation date) and `<prefix><number>` invoice numbers. */
-async function numberReceipts(trx: Knex.Transaction, orders: GeneratedOrder[], prefix: string): Promise<void> {
+export async function numberReceipts(trx: Knex.Transaction, orders: Array<Pick<GeneratedOrder, 'order'>>, prefix: string): Promise<void> {
   const paid = orders.filter((o) => Number(o.order.total_paid) > 0).sort((a, b) => String(a.order.created_at).localeCompare(String(b.order.created_at)));
   if (!paid.length) return;
   await trx('store_counters').where({ name: 'receipt' }).increment('value', paid.length);

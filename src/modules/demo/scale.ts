@@ -6,6 +6,7 @@ import { toTimestamp } from '../../core/time';
 import { getStoreSettings } from '../settings/store-settings';
 import { pick, rngFor, type Rng } from './rng';
 import { seedScaleOrders } from './scale-orders';
+import { seedScaleSubscriptions } from './scale-subscriptions';
 import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData } from './scale-data';
 
 /**
@@ -21,7 +22,9 @@ import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData
  *   one transaction; ids of a batch are read back by email, which works on SQLite and MySQL alike.
  *
  * The second part (`scale-orders.ts`) gets the customers written (id, number, created_at) and writes ten orders per
- * customer with `rngFor(seed, 'orders', i)`, then their statistics.
+ * customer with `rngFor(seed, 'orders', i)`, then their statistics; the third (`scale-subscriptions.ts`) two
+ * subscriptions per customer with their first and renewal orders (`rngFor(seed, 'subscriptions', i)`), and adds
+ * those orders to the statistics.
  */
 
 export const SCALE_BATCH_SIZE = 500;
@@ -35,7 +38,10 @@ export interface ScaleOptions {
   customers: number;
   /** Seed of the pseudo-random generator (default 1). */
   seed?: number;
-  /** Ten orders per customer as well (default); `false` writes the customers alone, in seconds (`--customers-only`). */
+  /**
+   * Ten orders and two subscriptions (with their orders) per customer as well (default); `false` writes the customers
+   * alone, in seconds (`--customers-only`).
+   */
   orders?: boolean;
   /** Customers per insert batch (default 500: 500 customer rows and 1,000 address rows per transaction). */
   batchSize?: number;
@@ -350,7 +356,7 @@ export async function seedScaleCustomers(
   return { customers: written, skipped, addresses };
 }
 
-/** `seed --scale N`: the customers, then their orders (ten each) unless `orders` is false. */
+/** `seed --scale N`: the customers, then their orders (ten each) and subscriptions (two each) unless `orders` is false. */
 export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleReport> {
   const seed = options.seed ?? DEFAULT_SEED;
   const started = Date.now();
@@ -369,6 +375,9 @@ export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleR
       const ordersStarted = Date.now();
       const orders = await seedScaleOrders(ctx, customers.customers, seed, options);
       parts.push({ name: 'orders', rows: orders, ms: Date.now() - ordersStarted });
+      const subscriptionsStarted = Date.now();
+      const subscriptions = await seedScaleSubscriptions(ctx, customers.customers, seed, options);
+      parts.push({ name: 'subscriptions', rows: subscriptions, ms: Date.now() - subscriptionsStarted });
     }
     return { seed, customers: customers.customers, skipped: customers.skipped, parts, ms: Date.now() - started };
   } finally {

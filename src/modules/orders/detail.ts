@@ -22,6 +22,8 @@ import {
   type OrderRow,
   type Transaction,
 } from '../order-records/presenter';
+import { presentSubscription } from '../subscription-records/presenter';
+import type { Subscription } from '../subscription-records/types';
 import type { OrderRelation } from './read-schemas';
 
 type Item = ReturnType<typeof presentOrderItem>;
@@ -32,7 +34,7 @@ type Item = ReturnType<typeof presentOrderItem>;
  * Everything an order relates to is read in ONE statement (see core/related.ts): the detail costs one query instead of
  * ten, and `with[]` on the list one query whatever the relations asked for.
  */
-type Kind = 'customer' | 'item' | 'transaction' | 'address' | 'label' | 'coupon' | 'operation' | 'order' | 'parent' | 'child' | 'activity';
+type Kind = 'customer' | 'item' | 'transaction' | 'address' | 'label' | 'coupon' | 'operation' | 'subscription' | 'order' | 'parent' | 'child' | 'activity';
 type BranchName = Exclude<Kind, 'order' | 'parent' | 'child'> | 'orders';
 
 const BRANCHES: Record<BranchName, Branch> = {
@@ -53,6 +55,13 @@ const BRANCHES: Record<BranchName, Branch> = {
   },
   coupon: { table: 'store_applied_coupons', kind: `'coupon'`, owner: 't.order_id', from: 'store_applied_coupons t where t.order_id in (IDS)' },
   operation: { table: 'store_order_operations', kind: `'operation'`, owner: 't.order_id', from: 'store_order_operations t where t.order_id in (IDS)' },
+  /** An order's subscriptions: its own (a subscription order), or for a renewal those of the order it renews. */
+  subscription: {
+    table: 'store_subscriptions',
+    kind: `'subscription'`,
+    owner: 'o.id',
+    from: `store_orders o join store_subscriptions t on t.parent_order_id = case when o.type = 'renewal' then o.parent_id else o.id end where o.id in (IDS)`,
+  },
   /**
    * The order itself, its children and its parent, in one pass over `store_orders` (for one order: the parent is a
    * scalar subquery, which keeps both databases on an index union where `in (subquery)` would scan the table).
@@ -106,8 +115,7 @@ export interface OrderRelations {
   labels?: Label[];
   applied_coupons?: AppliedCoupon[];
   order_operation?: OrderOperation | null;
-  /** The subscriptions table arrives with the subscriptions issue; until then an order has none. */
-  subscriptions?: never[];
+  subscriptions?: Subscription[];
 }
 
 const BRANCH_OF: Partial<Record<OrderRelation, BranchName>> = {
@@ -119,6 +127,7 @@ const BRANCH_OF: Partial<Record<OrderRelation, BranchName>> = {
   labels: 'label',
   applied_coupons: 'coupon',
   order_operation: 'operation',
+  subscriptions: 'subscription',
 };
 
 /** Presents the related rows of some orders; the result gives the relations of one order. */
@@ -131,6 +140,7 @@ async function presentRelations(ctx: Ctx, related: Related, wanted: readonly Ord
   const labels = byOwner(rows('label'), (row) => presentLabel(row as unknown as Parameters<typeof presentLabel>[0]), by('id'));
   const coupons = byOwner(rows('coupon'), presentAppliedCoupon, by('priority', 'id'));
   const operations = byOwner(rows('operation'), presentOrderOperation, by('id'));
+  const subscriptions = byOwner(rows('subscription'), presentSubscription, by('id'));
   const addresses = new Map<string, OrderAddress>();
   for (const address of await Promise.all(rows('address').map(({ row }) => presentOrderAddress(row))))
     addresses.set(`${address.order_id}:${address.type}`, address);
@@ -145,7 +155,7 @@ async function presentRelations(ctx: Ctx, related: Related, wanted: readonly Ord
     if (has('labels')) out.labels = labels.get(id) ?? [];
     if (has('applied_coupons')) out.applied_coupons = coupons.get(id) ?? [];
     if (has('order_operation')) out.order_operation = operations.get(id)?.[0] ?? null;
-    if (has('subscriptions')) out.subscriptions = [];
+    if (has('subscriptions')) out.subscriptions = subscriptions.get(id) ?? [];
     return out;
   };
 }

@@ -3,7 +3,7 @@ import type { Ctx } from '../../core/context';
 import { escapeLike } from '../../core/db';
 import { invalid } from '../../core/errors';
 import { ownEntry } from '../../core/lookup';
-import { pageOf, readPage, TotalCache, type Page } from '../../core/page';
+import { pageOf, readPage, totalCaches, type Page } from '../../core/page';
 import { applySearch, nameSplits, parseSearch, type SearchSpec } from '../../core/search';
 import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterContext, type FilterProperty } from '../customers/filters';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
@@ -19,7 +19,8 @@ import { ORDER_STATUSES, PAYMENT_STATUS_ALIASES, PAYMENT_STATUSES, SHIPPING_STAT
  * The list views (spec: order list views) as conditions on indexed columns: statuses by `(status, id)`, payments by
  * `(payment_status, id)`, kinds by `(type, id)`, so a view's newest page is one index range read backwards.
  * `onetime` orders are the `payment` type (the reference's one-time purchases). `canceled` serves the customer's order
- * list. No order can be a plan upgrade until subscriptions exist, so `upgraded_to` and `upgraded_from` hold nothing.
+ * list. `upgraded_to` and `upgraded_from` (orders a plan upgrade replaced, and the orders that replaced them) stay empty:
+ * the store has no plan upgrades (a portal subscription answers `can_upgrade: false`), so no order is either.
  */
 const VIEWS: Record<OrderListView | 'canceled', (q: Knex.QueryBuilder) => void> = {
   'on-hold': (q) => q.where('o.status', 'on-hold'),
@@ -300,15 +301,7 @@ function applyTo(rows: Knex.QueryBuilder, db: Knex, condition: Groups[number][nu
 /* ------------------------------------------------------------------ the list */
 
 /** Unfiltered totals per database and view, kept 5 s (see TotalCache). */
-const totals = new WeakMap<Knex, Map<string, TotalCache>>();
-
-function totalCache(ctx: Ctx, view: string): TotalCache {
-  let byView = totals.get(ctx.db);
-  if (!byView) totals.set(ctx.db, (byView = new Map()));
-  let cache = byView.get(view);
-  if (!cache) byView.set(view, (cache = new TotalCache(5000)));
-  return cache;
-}
+const totalCache = totalCaches();
 
 /** Changes made by this process that can move an order into or out of a view (or the list). */
 const orderWrites = (ctx: Ctx) =>
@@ -388,7 +381,7 @@ export async function listOrders(ctx: Ctx, input: OrderListInput): Promise<Page<
       ? offset + rows.length
       : narrowed || includes
         ? await count()
-        : await totalCache(ctx, input.active_view ?? '').get(orderWrites(ctx), ctx.clock.now().getTime(), count);
+        : await totalCache(ctx.db, input.active_view ?? '').get(orderWrites(ctx), ctx.clock.now().getTime(), count);
 
   const related = await loadRelations(ctx, rows, input.with ?? []);
   const data = rows.map((row) => {

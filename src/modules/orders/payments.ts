@@ -13,6 +13,7 @@ import { CHARGE_TYPES, TRANSACTION_STATUS, ledgerOf, syncOrderTotals, toTransact
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { SETTLED_PAYMENT_STATUSES, statusWhenPaid } from './state';
 import { takeOrderStock } from './stock-state';
+import { orderSubscriptions } from './subscription-port';
 
 export interface MarkPaidInput {
   payment_method?: string;
@@ -103,7 +104,8 @@ async function recordCharge(
  * created paid): the charge for what is still due, totals from the ledger, payment status `paid`, the order status
  * its fulfilment calls for, the stock a checkout held taken for good, the invoice number, the customer's statistics,
  * an activity entry (holding the note), and the hooks after commit. The order row is locked and the status change
- * is a conditional update, so of two concurrent calls exactly one wins; the other gets 423. Its 404/422/423 errors are thrown before anything is written,
+ * is a conditional update, so of two concurrent calls exactly one wins; the other gets 423. The subscriptions module
+ * then counts an early installment payment (see subscription-port.ts). Its 404/422/423 errors are thrown before anything is written,
  * so a caller may catch them and carry on in the same transaction.
  */
 export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, orderId: number, input: MarkPaidInput): Promise<void> {
@@ -160,6 +162,8 @@ export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, aft
     },
     afterCommit,
   );
+
+  await orderSubscriptions(ctx)?.orderPaid(ctx, trx, afterCommit, before);
 
   const order = presentOrder((await trx('store_orders').where({ id: orderId }).first()) as OrderRow);
   const previousStatus = String(before.status);

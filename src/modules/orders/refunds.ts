@@ -21,6 +21,7 @@ import {
 } from './ledger';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { REFUNDABLE_PAYMENT_STATUSES, paymentStatusOf, type PaymentStatus } from './state';
+import { orderSubscriptions } from './subscription-port';
 
 export interface RefundInput {
   transaction_id?: number | string;
@@ -254,10 +255,19 @@ export async function holdPendingRefund(
   );
 }
 
-function subscriptionPart(requested: boolean): RefundPart {
-  return requested
-    ? { status: 'skipped', message: 'Subscriptions are not available in this store yet, so no subscription was canceled.' }
-    : { status: 'skipped', message: 'Canceling the subscription was not requested.' };
+const NOT_REQUESTED: RefundPart = { status: 'skipped', message: 'Canceling the subscription was not requested.' };
+
+/**
+ * `cancelSubscription: 'true'`: once the refund went through (recorded, or accepted by the gateway), the order's
+ * subscriptions are canceled at their gateway and in the store (`subscription-port.ts`). A refund the gateway refused
+ * or did not answer cancels nothing.
+ */
+async function subscriptionPart(ctx: Ctx, orderId: number, requested: boolean, refunded: boolean): Promise<RefundPart> {
+  if (!requested) return NOT_REQUESTED;
+  if (!refunded) return { status: 'skipped', message: 'The refund did not go through, so the subscription was not canceled.' };
+  const subscriptions = orderSubscriptions(ctx);
+  if (!subscriptions) return { status: 'skipped', message: 'Subscriptions are not available in this store, so no subscription was canceled.' };
+  return subscriptions.cancelForRefund(ctx, orderId);
 }
 
 /**
@@ -269,14 +279,15 @@ function subscriptionPart(requested: boolean): RefundPart {
  *    on refusal the row becomes `failed` and nothing else changes; when the gateway accepted it for later (`pending`)
  *    the row stays `pending` with the gateway's refund id, for its notification or the reconcile job to settle;
  *    when the gateway throws, the outcome is unknown: the row stays `pending`, keeping the amount reserved, so a
- *    retry can never give the same money back twice.
+ *    retry can never give the same money back twice;
+ * 4. with `cancelSubscription`, once the refund went through, the order's subscriptions are canceled.
  */
 export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput): Promise<RefundOutcome> {
   const { transactionId, amount: sentAmount, cancelSubscription } = parseInput(input);
   const reservation = await reserve(ctx, orderId, transactionId, sentAmount);
   const { amount } = reservation;
   const result = await callGateway(ctx, reservation, amount);
-  const subscription_cancel = subscriptionPart(cancelSubscription);
+  const cancelPart = (refunded: boolean) => subscriptionPart(ctx, orderId, cancelSubscription, refunded);
 
   if (!result) {
     await transaction(ctx, (trx, afterCommit) =>
@@ -301,7 +312,7 @@ export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput)
           message: `The payment gateway did not answer. The refund is held as pending (transaction #${reservation.refundId}) and its amount stays reserved until it is checked.`,
         },
         gateway_refund: { status: 'failed', message: 'The payment gateway could not be reached.' },
-        subscription_cancel,
+        subscription_cancel: await cancelPart(false),
       },
     };
   }
@@ -312,7 +323,7 @@ export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput)
       answer: {
         fluent_cart_refund: { status: 'failed', message: 'The refund was not recorded because the payment gateway refused it.' },
         gateway_refund: { status: 'failed', message: result.message },
-        subscription_cancel,
+        subscription_cancel: await cancelPart(false),
       },
     };
   }
@@ -326,7 +337,7 @@ export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput)
           message: `The payment gateway accepted the refund and will complete it later; transaction #${reservation.refundId} stays pending until it does.`,
         },
         gateway_refund: { status: 'pending', message: result.message },
-        subscription_cancel,
+        subscription_cancel: await cancelPart(true),
       },
     };
   }
@@ -338,7 +349,7 @@ export async function refundOrder(ctx: Ctx, orderId: number, input: RefundInput)
     answer: {
       fluent_cart_refund: { status: 'success', message },
       gateway_refund: { status: result.status, message: result.message },
-      subscription_cancel,
+      subscription_cancel: await cancelPart(true),
     },
   };
 }

@@ -7,6 +7,7 @@ import { recordActivity } from '../activities/service';
 import { completeCartOfOrder } from '../cart/repo';
 import { TRANSACTION_STATUS, syncOrderTotals } from '../orders/ledger';
 import { markPaidInTransaction } from '../orders/payments';
+import { activateOrderSubscriptions } from '../subscriptions/service';
 
 export interface GatewayPayment {
   /** The gateway key (`payment_method` of the charge). */
@@ -23,8 +24,9 @@ export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'pai
 
 /**
  * A gateway reports a payment (webhook or the shopper's return): the pending charge it belongs to settles the order
- * through `markPaidInTransaction`, with the exact amount taken. Becoming paid is one conditional update, so when a
- * webhook and a browser return arrive together one wins and the other answers `already_paid`; neither fails.
+ * through `markPaidInTransaction`, with the exact amount taken, and the order's subscription starts. Becoming paid is
+ * one conditional update, so when a webhook and a browser return arrive together one wins and the other answers
+ * `already_paid`; neither fails.
  */
 export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, payment: GatewayPayment): Promise<SettleOutcome> {
   const charge = (await trx('store_order_transactions')
@@ -38,6 +40,7 @@ export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afte
       transaction_id: Number(charge.id),
       amount: payment.amount,
     });
+    await activateOrderSubscriptions(ctx, trx, afterCommit, Number(charge.order_id));
     await completeCartOfOrder(trx, Number(charge.order_id), toTimestamp(ctx.clock.now()));
     return 'paid';
   } catch (error) {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseDecimalToCents } from '../../../src/core/money';
+import { BILLING_ROUTES, FakePayPalBilling, type BillingOperation } from './paypal-billing';
 
 type Json = Record<string, unknown>;
 
@@ -16,7 +17,7 @@ export interface RecordedPayPalRequest {
 }
 
 /** The calls the fake answers, for `failOn`. */
-export type PayPalOperation = 'token' | 'create' | 'get_order' | 'capture' | 'refund' | 'get_refund' | 'get_capture' | 'verify';
+export type PayPalOperation = 'token' | 'create' | 'get_order' | 'capture' | 'refund' | 'get_refund' | 'get_capture' | 'verify' | BillingOperation;
 
 /**
  * How a call fails: never answered (`hang`: the SDK times out, nothing was done), done but never answered
@@ -80,6 +81,8 @@ function paypalError(name: string, issue: string, description: string, message =
  * URL, algorithm) and remembers the transmission; verification answers `SUCCESS` only for a transmission it issued,
  * with the same headers, webhook id and event, so forged or tampered deliveries `FAILURE`.
  *
+ * Billing (catalog products, plans, subscriptions and their sales) lives in `billing` (`paypal-billing.ts`).
+ *
  * Switches: `approveOnCreate` (the shopper approves at once), `captureResult` (`declined`: 422 `INSTRUMENT_DECLINED`),
  * `refundStatus`, `refundRefusal` (422 of the next refunds), `failOn[operation]` (see `PayPalFailure`).
  */
@@ -90,6 +93,15 @@ export class FakePayPal {
   readonly clientId = `client-${crypto.randomBytes(4).toString('hex')}`;
   readonly clientSecret = `secret-${crypto.randomBytes(8).toString('hex')}`;
   readonly webhookId = paypalId();
+  readonly billing = new FakePayPalBilling({
+    id: paypalId,
+    error: paypalError,
+    validValue,
+    digits: (currency) => (ZERO_DECIMAL.has(currency) ? 0 : 2),
+    now: () => this.now(),
+  });
+  /** PayPal's clock (times of subscriptions and sales); tests may set it to the store's clock. */
+  now: () => Date = () => new Date();
   approveOnCreate = false;
   captureResult: 'completed' | 'pending' | 'declined' = 'completed';
   refundStatus: 'COMPLETED' | 'PENDING' | 'FAILED' = 'COMPLETED';
@@ -97,7 +109,7 @@ export class FakePayPal {
   failOn: Partial<Record<PayPalOperation, PayPalFailure>> = {};
   url = '';
   private readonly tokens = new Set<string>();
-  private readonly replies = new Map<string, { status: number; body: Json }>();
+  private readonly replies = new Map<string, { status: number; body: Json | null }>();
   private readonly transmissions = new Map<string, Transmission>();
   private readonly captureOrders = new Map<string, string>();
   private readonly hanging = new Set<http.ServerResponse>();
@@ -128,6 +140,7 @@ export class FakePayPal {
     this.refundStatus = 'COMPLETED';
     this.refundRefusal = null;
     this.failOn = {};
+    this.billing.reset();
   }
 
   /** The shopper approves the payment on PayPal's page; returns where PayPal sends them back (`token`, `PayerID` added). */
@@ -163,7 +176,15 @@ export class FakePayPal {
   event(
     type: string,
     resource: Json,
-    resourceType = type.startsWith('CHECKOUT.ORDER') ? 'checkout-order' : type.includes('REFUND') ? 'refund' : 'capture',
+    resourceType = type.startsWith('CHECKOUT.ORDER')
+      ? 'checkout-order'
+      : type.startsWith('BILLING.SUBSCRIPTION')
+        ? 'subscription'
+        : type.startsWith('PAYMENT.SALE')
+          ? 'sale'
+          : type.includes('REFUND')
+            ? 'refund'
+            : 'capture',
   ): Json {
     const id = `WH-${paypalId()}`;
     return {
@@ -210,7 +231,7 @@ export class FakePayPal {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse, text: string): void {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, search = ''] = (req.url ?? '/').split('?');
     const method = req.method ?? 'GET';
     const authorization = String(req.headers.authorization ?? '');
     const requestId = typeof req.headers['paypal-request-id'] === 'string' ? req.headers['paypal-request-id'] : null;
@@ -240,7 +261,7 @@ export class FakePayPal {
     const key = requestId ? `${method} ${path} ${requestId}` : null;
     const stored = key ? this.replies.get(key) : undefined;
     if (stored) return this.send(res, stored.status, stored.body);
-    const [status, reply] = this.answer(routed.operation, routed.id, body);
+    const [status, reply] = this.answer(routed.operation, routed.id, body, new URLSearchParams(search));
     if (key && status < 500) this.replies.set(key, { status, body: reply });
     if (failure === 'lose-answer') return void this.hanging.add(res);
     this.send(res, status, reply);
@@ -255,6 +276,7 @@ export class FakePayPal {
     ['POST', /^\/v2\/payments\/captures\/([^/]+)\/refund$/, 'refund'],
     ['GET', /^\/v2\/payments\/captures\/([^/]+)$/, 'get_capture'],
     ['GET', /^\/v2\/payments\/refunds\/([^/]+)$/, 'get_refund'],
+    ...BILLING_ROUTES,
   ];
 
   /** The call a request makes, and the id in its path. */
@@ -266,7 +288,7 @@ export class FakePayPal {
     return null;
   }
 
-  private answer(operation: PayPalOperation, id: string, body: Json): [number, Json] {
+  private answer(operation: PayPalOperation, id: string, body: Json, query: URLSearchParams): [number, Json | null] {
     const missing: [number, Json] = [404, paypalError('RESOURCE_NOT_FOUND', 'INVALID_RESOURCE_ID', 'Specified resource ID does not exist.')];
     switch (operation) {
       case 'create':
@@ -289,6 +311,8 @@ export class FakePayPal {
         return this.verify(body);
       case 'token':
         throw new Error('token requests are answered before');
+      default:
+        return this.billing.answer(operation, id, body, query);
     }
   }
 
@@ -474,7 +498,11 @@ export class FakePayPal {
     return [200, { verification_status: ok ? 'SUCCESS' : 'FAILURE' }];
   }
 
-  private send(res: http.ServerResponse, status: number, body: Json): void {
+  private send(res: http.ServerResponse, status: number, body: Json | null): void {
+    if (body === null) {
+      res.writeHead(status, { 'Paypal-Debug-Id': 'f00dfeed' });
+      return void res.end();
+    }
     const text = JSON.stringify(body);
     res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Paypal-Debug-Id': 'f00dfeed' });
     res.end(text);

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import Stripe from 'stripe';
+import { FakeStripeBilling } from './stripe-billing';
 
 /** One request as the fake received it: the form body parsed the way Stripe parses it. */
 export interface RecordedRequest {
@@ -35,6 +36,8 @@ export const CARD_DECLINED: StripeErrorReply = {
  * answers the same response; with other parameters it is a 400 `idempotency_error`). It keeps payment intents,
  * checkout sessions and refunds in memory and records every request.
  *
+ * Billing (customers, subscriptions, invoices, subscription-mode sessions) lives in `billing` (`stripe-billing.ts`).
+ *
  * Switches: `behaviour = 'hang'` never answers (the SDK times out), `'lose'` does what was asked but never answers
  * (the answer is lost on the way back), `'reset'` drops the connection, `'error500'` answers `api_error`;
  * `failNext(reply)` answers the next mutating request with that error; `refundStatus` is the status new refunds get.
@@ -44,6 +47,15 @@ export class FakeStripe {
   readonly paymentIntents = new Map<string, Json>();
   readonly sessions = new Map<string, Json>();
   readonly refunds = new Map<string, Json>();
+  readonly billing = new FakeStripeBilling({
+    id: () => this.id(),
+    newIntent: (body) => this.newIntent(body),
+    pay: (intentId) => this.pay(intentId),
+    intent: (intentId) => this.paymentIntents.get(intentId),
+    now: () => Math.floor(this.now().getTime() / 1000),
+  });
+  /** Stripe's clock (`created`, periods); tests set it to the store's clock. */
+  now: () => Date = () => new Date();
   behaviour: 'normal' | 'hang' | 'lose' | 'reset' | 'error500' = 'normal';
   refundStatus: 'succeeded' | 'pending' | 'failed' = 'succeeded';
   /** Runs after a request was carried out and before it is answered (e.g. to deliver its webhook first). */
@@ -79,6 +91,7 @@ export class FakeStripe {
     this.paymentIntents.clear();
     this.sessions.clear();
     this.refunds.clear();
+    this.billing.reset();
     this.replies.clear();
     this.queuedErrors = [];
     this.behaviour = 'normal';
@@ -216,6 +229,8 @@ export class FakeStripe {
     if (r.method === 'GET' && r.path === '/v1/refunds') return this.listRefunds(r.query);
     m = match(/^\/v1\/refunds\/([^/]+)$/);
     if (r.method === 'GET' && m) return this.found(this.refunds.get(m[1]), m[1]);
+    const billing = this.billing.route(r);
+    if (billing) return billing;
     return [404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${r.method}: ${r.path}).` } }];
   }
 
@@ -244,7 +259,7 @@ export class FakeStripe {
       description: body.description ?? null,
       latest_charge: null,
       livemode: false,
-      created: Math.floor(Date.now() / 1000),
+      created: Math.floor(this.now().getTime() / 1000),
     };
     this.paymentIntents.set(id, intent);
     return intent;
@@ -300,14 +315,22 @@ export class FakeStripe {
       payment_intent: null,
       livemode: false,
     };
+    if (body.mode === 'subscription') {
+      const refused = this.billing.adoptSession(session, body);
+      if (refused) return refused;
+    }
     this.sessions.set(id, session);
     return [200, session];
   }
 
-  /** Completes a hosted checkout as the shopper paying would: the session is paid through a new, succeeded intent. */
+  /**
+   * Completes a hosted checkout as the shopper paying would: the session is paid through a new, succeeded intent (in
+   * `subscription` mode: the subscription is created and its first invoice paid, see `billing.completeSession`).
+   */
   completeSession(sessionId: string): Json {
     const session = this.sessions.get(sessionId);
     if (!session) throw new Error(`no session ${sessionId}`);
+    if (session.mode === 'subscription') return this.billing.completeSession(session);
     const intent = this.newIntent({ amount: String(session.amount_total), currency: session.currency, metadata: {} });
     this.pay(String(intent.id));
     Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intent.id });
