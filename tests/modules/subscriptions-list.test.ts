@@ -375,6 +375,13 @@ describe('GET /subscriptions', () => {
       expect(ids(await search(text))).toEqual([s.canceled]);
     });
 
+    it.each(['status = cancelled', 'status = Canceled', 'STATUS = CANCELLED', 'status ~ Cancelled'])(
+      '%s: the operator syntax takes the synonym and any case on both databases',
+      async (text) => {
+        expect(ids(await search(text))).toEqual([s.canceled]);
+      },
+    );
+
     it('other text finds the start of the item name, payment method or billing interval, in any case', async () => {
       expect(ids(await search('pro'))).toEqual(keys('pending', 'trialing', 'active'));
       expect(ids(await search('Coffee Club 100%'))).toEqual([s.expired]);

@@ -4,7 +4,7 @@ import { dialect, escapeLike } from '../../core/db';
 import { invalid } from '../../core/errors';
 import { ownEntry } from '../../core/lookup';
 import { pageOf, readWindow, totalCaches, type Page } from '../../core/page';
-import { applySearch, parseSearch, type SearchSpec } from '../../core/search';
+import { applySearch, parseSearch, type SearchSpec, type SearchTerm } from '../../core/search';
 import { getStoreSettings } from '../settings/store-settings';
 import type { SubscriptionListInput, SubscriptionListView, SubscriptionScope } from './admin-read-schemas';
 import { loadSubscriptionRelations } from './detail';
@@ -107,6 +107,13 @@ function textMatch(query: Knex.QueryBuilder, db: Knex, text: string): void {
   query.whereIn('s.id', db.queryBuilder().select('matches.id').from(united));
 }
 
+/** Statuses are lower-case words, and `cancelled` is the spec's synonym of `canceled` in searches: `status = Cancelled`. */
+function statusTerm(term: SearchTerm): SearchTerm {
+  if (term.kind !== 'condition' || term.column !== 'status') return term;
+  const status = (value: string) => value.toLowerCase().replace(/^cancelled$/, 'canceled');
+  return { ...term, value: status(term.value), ...(term.to === undefined ? {} : { to: status(term.to) }) };
+}
+
 const subscriptionSearch = (db: Knex): SearchSpec => ({ columns: SEARCH_COLUMNS, idColumn: 's.id', text: (query, text) => textMatch(query, db, text) });
 
 /* ------------------------------------------------------------------ select */
@@ -143,7 +150,7 @@ export async function listSubscriptions(ctx: Ctx, input: SubscriptionListInput):
   const columns = selectedColumns(input.select);
   const filterCtx = { zone: ctx.tz, now: ctx.clock.now() };
   const groups = input.filter_type === 'advanced' ? parseSubscriptionFilters(input.advanced_filters, filterCtx) : [];
-  const term = parseSearch(input.search);
+  const term = statusTerm(parseSearch(input.search));
   const scopes = [...new Set(input.scopes ?? [])];
   const view = input.active_view === 'all' ? undefined : input.active_view;
 

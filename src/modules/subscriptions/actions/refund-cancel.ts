@@ -1,9 +1,8 @@
 import type { Ctx } from '../../../core/context';
-import { AppError } from '../../../core/errors';
 import type { SubscriptionCancelPart } from '../../orders/subscription-port';
 import { presentSubscription, type SubscriptionRow } from '../presenter';
 import type { Subscription } from '../types';
-import { ALREADY_CANCELLED, cancelEverywhere } from './cancel';
+import { cancelEverywhere } from './cancel';
 
 /** The cancel reason a refund records. */
 export const REFUND_REASON = 'Refunded';
@@ -11,13 +10,12 @@ export const REFUND_REASON = 'Refunded';
 /** The refund is recorded by now: a subscription that cannot be canceled is reported in the answer, never thrown. */
 async function cancelOne(ctx: Ctx, subscription: Subscription): Promise<{ failed: boolean; message: string }> {
   try {
-    const { vendor_error } = await cancelEverywhere(ctx, subscription, REFUND_REASON);
+    const { vendor_error, already } = await cancelEverywhere(ctx, subscription, REFUND_REASON);
+    if (already) return { failed: false, message: `Subscription #${subscription.id} was already canceled.` };
     return vendor_error === null
       ? { failed: false, message: `Subscription #${subscription.id} has been cancelled.` }
       : { failed: true, message: `Subscription #${subscription.id} cancelled locally. Vendor Response: ${vendor_error}` };
   } catch (error) {
-    if (error instanceof AppError && error.message === ALREADY_CANCELLED)
-      return { failed: false, message: `Subscription #${subscription.id} was already canceled.` };
     ctx.host.logger.error({ err: error, subscription_id: subscription.id }, 'a refund could not cancel the subscription');
     return { failed: true, message: `Subscription #${subscription.id} could not be canceled; cancel it from the subscription.` };
   }
