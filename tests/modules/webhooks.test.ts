@@ -75,6 +75,19 @@ describe('POST /webhooks/stripe', () => {
       ]);
     });
 
+    it('a payment in another currency than the charge settles nothing: the order stays pending and an error activity says why', async () => {
+      const { order, intent } = await paidInBrowser(2599);
+      const id = eventId();
+      const res = await deliver({ id, type: 'payment_intent.succeeded', object: { ...intent, currency: 'eur' } });
+
+      expect(res.status).toBe(200);
+      expect(await orderRow(order.orderId)).toMatchObject({ payment_status: 'pending', total_paid: 0 });
+      expect(await chargeRow(order.chargeId)).toMatchObject({ status: 'pending' });
+      expect((await eventRows()).filter((row) => row.event_id === id)).toEqual([expect.objectContaining({ outcome: 'currency_mismatch' })]);
+      const titles = await db()('store_activities').where({ object_type: 'order', object_id: order.orderId }).pluck('title');
+      expect(titles).toContain('Payment in another currency');
+    });
+
     it('the same event delivered again is applied once: the second answer says duplicate', async () => {
       const { order, intent } = await paidInBrowser();
       const paid = fx().record('store/order/paid');

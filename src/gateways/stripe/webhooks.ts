@@ -81,7 +81,12 @@ async function settleRefund(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterC
  * metadata: then that charge settles, now under the intent's id.
  */
 async function intentSucceeded(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, intent: Stripe.PaymentIntent): Promise<SettleOutcome> {
-  const outcome = await settleGatewayPayment(ctx, trx, afterCommit, { method: METHOD, vendor_charge_id: intent.id, amount: intent.amount_received });
+  const outcome = await settleGatewayPayment(ctx, trx, afterCommit, {
+    method: METHOD,
+    vendor_charge_id: intent.id,
+    amount: intent.amount_received,
+    currency: intent.currency,
+  });
   const uuid = intent.metadata?.transaction_uuid;
   if (outcome !== 'unknown_charge' || !uuid) return outcome;
   const charge = (await trx('store_order_transactions').where({ uuid, payment_method: METHOD }).first('vendor_charge_id')) as
@@ -92,6 +97,7 @@ async function intentSucceeded(ctx: Ctx, trx: Knex.Transaction, afterCommit: Aft
     vendor_charge_id: charge.vendor_charge_id,
     settled_charge_id: intent.id,
     amount: intent.amount_received,
+    currency: intent.currency,
   });
 }
 
@@ -141,6 +147,7 @@ export async function applyStripeWebhook(ctx: Ctx, trx: Knex.Transaction, afterC
         vendor_charge_id: session.id,
         settled_charge_id: idOf(session.payment_intent) || undefined,
         amount: session.amount_total,
+        currency: session.currency ?? undefined,
       });
     }
     case 'charge.refunded': {

@@ -18,9 +18,11 @@ export interface GatewayPayment {
   settled_charge_id?: string;
   /** What the gateway took, in minor units. */
   amount: number;
+  /** The currency it took it in (ISO 4217, any case), when the gateway says; another currency than the charge's settles nothing. */
+  currency?: string;
 }
 
-export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'paid_twice' | 'unknown_charge';
+export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'paid_twice' | 'currency_mismatch' | 'unknown_charge';
 
 /**
  * A gateway reports a payment (webhook or the shopper's return): the pending charge it belongs to settles the order
@@ -31,8 +33,24 @@ export type SettleOutcome = 'paid' | 'already_paid' | 'paid_after_cancel' | 'pai
 export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afterCommit: AfterCommit, payment: GatewayPayment): Promise<SettleOutcome> {
   const charge = (await trx('store_order_transactions')
     .where({ payment_method: payment.method, vendor_charge_id: payment.vendor_charge_id })
-    .first('id', 'order_id', 'status')) as { id: number; order_id: number; status: string } | undefined;
+    .first('id', 'order_id', 'status', 'currency')) as { id: number; order_id: number; status: string; currency: string } | undefined;
   if (!charge) return 'unknown_charge';
+  if (payment.currency && payment.currency.toUpperCase() !== String(charge.currency).toUpperCase()) {
+    // Minor units of one currency are not those of another: the order is not paid by it; a person must look.
+    await recordActivity(
+      trx,
+      ctx,
+      {
+        object_type: 'order',
+        object_id: Number(charge.order_id),
+        title: 'Payment in another currency',
+        content: `${payment.method} reported a payment (${payment.vendor_charge_id}) of ${payment.amount} in ${payment.currency.toUpperCase()}, but the charge is in ${String(charge.currency)}; the order was not marked paid.`,
+        status: 'error',
+      },
+      afterCommit,
+    );
+    return 'currency_mismatch';
+  }
   try {
     await markPaidInTransaction(ctx, trx, afterCommit, Number(charge.order_id), {
       payment_method: payment.method,
