@@ -128,6 +128,21 @@ describe('POST /checkout/place-order with a subscription product', () => {
     expect(await activityOf(subscription.id)).toHaveLength(2);
   });
 
+  it('an admin marking the unpaid subscription order paid starts its subscription too (in the same transaction)', async () => {
+    const variation = await plan(1500, {}, 'Marked Plan');
+    const hash = await fx.cartWith([[variation.id, 1]]);
+    expect((await fx.place(hash, subscriptionForm(gateway.key))).status).toBe(200);
+    const order = await fx.orderOfCart(hash);
+    expect((await subscriptionsOf(order.id))[0]).toMatchObject({ status: 'pending' });
+
+    const res = await app
+      .as(admin)
+      .post(`${BASE}/orders/${String(order.id)}/mark-as-paid`)
+      .send({ mark_paid_note: 'paid by phone' });
+    expect(res.status).toBe(200);
+    expect((await subscriptionsOf(order.id))[0]).toMatchObject({ status: 'active', bill_count: 1 });
+  });
+
   it('a signup fee is its own line and part of the first charge; the recurring amount leaves it out', async () => {
     const pro = await plan(1000, { signup_fee: 499 });
     const hash = await fx.cartWith([[pro.id, 1]]);

@@ -26,7 +26,6 @@ import { TRANSACTION_STATUS } from '../orders/ledger';
 import { markPaidInTransaction } from '../orders/payments';
 import type { PricedCart } from '../cart/pricing';
 import { billsSubscriptions, saveVendorIds, toGatewaySubscription } from '../subscriptions/checkout';
-import { activateOrderSubscriptions } from '../subscriptions/service';
 import type { Subscription } from '../subscriptions/types';
 import type { CheckoutForm } from './form';
 import type { WrittenOrder } from './order-write';
@@ -57,7 +56,6 @@ export async function settleAtCheckout(trx: Knex.Transaction, ctx: Ctx, afterCom
   if (path === 'online') return;
   if (path === 'free') {
     await markPaidInTransaction(ctx, trx, afterCommit, orderId, { payment_method: written.order.payment_method, transaction_id: written.charge.id, amount: 0 });
-    await activateOrderSubscriptions(ctx, trx, afterCommit, orderId);
   } else afterCommit(() => ctx.hooks.doAction('store/order/placed_offline', written.order));
   await completeCartOfOrder(trx, orderId, toTimestamp(ctx.clock.now()));
 }

@@ -7,7 +7,6 @@ import { recordActivity } from '../activities/service';
 import { completeCartOfOrder } from '../cart/repo';
 import { TRANSACTION_STATUS, syncOrderTotals } from '../orders/ledger';
 import { markPaidInTransaction } from '../orders/payments';
-import { activateOrderSubscriptions } from '../subscriptions/service';
 
 export interface GatewayPayment {
   /** The gateway key (`payment_method` of the charge). */
@@ -58,7 +57,6 @@ export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afte
       transaction_id: Number(charge.id),
       amount: payment.amount,
     });
-    await activateOrderSubscriptions(ctx, trx, afterCommit, Number(charge.order_id));
     await completeCartOfOrder(trx, Number(charge.order_id), toTimestamp(ctx.clock.now()));
     return 'paid';
   } catch (error) {
