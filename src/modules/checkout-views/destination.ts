@@ -24,8 +24,12 @@ export interface Destination {
 /** The country of an IANA time zone (its first country: `Europe/Berlin` → DE); null for zones of no country (`UTC`). */
 function countryOfZone(timezone: string): string | null {
   // The library knows zones by their exact names; Intl also accepts other spellings and aliases and names them canonically.
-  const zone =
-    getTimezone(timezone) ?? (isTimeZone(timezone) ? getTimezone(new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone) : null);
+  // The library looks names up in a plain object: `constructor` or `toString` would find Object's own members.
+  const known = (name: string) => {
+    const zone = getTimezone(name);
+    return zone && Array.isArray(zone.countries) ? zone : null;
+  };
+  const zone = known(timezone) ?? (isTimeZone(timezone) ? known(new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone) : null);
   if (!zone) throw invalid('timezone', 'timezone', 'The timezone must be an IANA time zone such as Europe/Berlin.');
   return zone.countries[0] ?? null;
 }
