@@ -18,7 +18,7 @@
  */
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
-import { lockForUpdate } from '../../core/db';
+import { isLockConflict, isUniqueViolation, lockForUpdate } from '../../core/db';
 import { AppError, fail, invalid, type FieldErrors } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { Reply } from '../../core/routes';
@@ -71,10 +71,7 @@ function asUnavailable(error: unknown): unknown {
 
 /** A deadlock, or a new customer record that lost the race for its email or user: running the checkout again settles it. */
 function isRetryable(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (code === 'ER_LOCK_DEADLOCK' || code === 'SQLITE_BUSY') return true;
-  const duplicate = code === 'ER_DUP_ENTRY' || String(code).startsWith('SQLITE_CONSTRAINT');
-  return duplicate && String(message).includes('store_customers');
+  return isLockConflict(error) || (isUniqueViolation(error) && String((error as { message?: unknown }).message).includes('store_customers'));
 }
 
 interface Chosen {

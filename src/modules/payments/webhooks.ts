@@ -1,4 +1,5 @@
 import { transaction, type Ctx } from '../../core/context';
+import { isUniqueViolation } from '../../core/db';
 import { fail } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { WebhookRejected, type WebhookDelivery } from '../../gateways/gateway';
@@ -10,11 +11,6 @@ export interface WebhookAnswer {
   received: true;
   /** The event was already applied by an earlier delivery: nothing was done again. */
   duplicate: boolean;
-}
-
-function isDuplicateKey(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /**
@@ -46,7 +42,7 @@ export async function receiveWebhook(ctx: Ctx, gatewayKey: string, delivery: Web
       return { received: true as const, duplicate: false };
     });
   } catch (error) {
-    if (isDuplicateKey(error)) return { received: true, duplicate: true };
+    if (isUniqueViolation(error)) return { received: true, duplicate: true };
     throw error;
   }
 }

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
-import { insertedId, lockForUpdate, type AfterCommit } from '../../core/db';
+import { insertedId, isUniqueViolation, lockForUpdate, type AfterCommit } from '../../core/db';
 import { fail } from '../../core/errors';
 import { decimalWithCode } from '../../core/money';
 import { fromTimestamp, toTimestamp } from '../../core/time';
@@ -43,11 +43,6 @@ export interface RenewalOutcome {
 
 const ORDERS = 'store_orders';
 const TRANSACTIONS = 'store_order_transactions';
-
-function isUniqueViolation(error: unknown): boolean {
-  const { code } = (error ?? {}) as { code?: unknown };
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
 
 /**
  * The order of the charge already recorded for this gateway charge (null: on none), or undefined. `locking` reads the
