@@ -10,6 +10,7 @@ import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
 import { assignInvoiceNumber } from './invoice';
 import { CHARGE_TYPES, TRANSACTION_STATUS, ledgerOf, syncOrderTotals, toTransaction, type ChargeType } from './ledger';
+import { emitOrderEvent } from './order-events';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { SETTLED_PAYMENT_STATUSES, statusWhenPaid } from './state';
 import { takeOrderStock } from './stock-state';
@@ -165,7 +166,9 @@ export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, aft
 
   await orderSubscriptions(ctx)?.orderPaid(ctx, trx, afterCommit, before);
 
-  const order = presentOrder((await trx('store_orders').where({ id: orderId }).first()) as OrderRow);
+  const after = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
+  await emitOrderEvent(ctx, trx, { type: 'paid', order: after, charge_id: charge.id });
+  const order = presentOrder(after);
   const previousStatus = String(before.status);
   const previousPaymentStatus = String(before.payment_status);
   afterCommit(() => {

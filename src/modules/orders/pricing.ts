@@ -32,7 +32,7 @@ function checkTax(value: OrderTax): OrderTax {
   const cents = (n: unknown) => Number.isSafeInteger(n) && (n as number) >= 0;
   if (!value || !cents(value.tax_total) || !cents(value.shipping_tax))
     throw new RangeError(`store/order/tax must answer {tax_total, shipping_tax} in cents, got ${JSON.stringify(value)}`);
-  return { tax_total: value.tax_total, shipping_tax: value.shipping_tax, inclusive: value.inclusive === true };
+  return { ...value, inclusive: value.inclusive === true };
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   type RefundMeta,
   type TransactionRow,
 } from './ledger';
+import { emitOrderEvent } from './order-events';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { REFUNDABLE_PAYMENT_STATUSES, paymentStatusOf, type PaymentStatus } from './state';
 import { orderSubscriptions } from './subscription-port';
@@ -182,7 +183,9 @@ export async function settleRefunded(
     afterCommit,
   );
 
-  const order = presentOrder((await trx('store_orders').where({ id: orderId }).first()) as OrderRow);
+  const after = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
+  await emitOrderEvent(ctx, trx, { type: 'refunded', order: after, amount, refund_transaction_id: refundId });
+  const order = presentOrder(after);
   const previousPaymentStatus = String(before.payment_status);
   const refund = { amount, transaction_id: charge.id, refund_transaction_id: refundId };
   afterCommit(() => {

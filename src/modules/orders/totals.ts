@@ -15,9 +15,11 @@
  * 4. `shipping_total` is the sum of the shipping entries; each line's `shipping_charge` is its share by physical
  *    quantity (evenly when no line is physical). A free-shipping coupon discounts the whole shipping total: that
  *    amount counts in `coupon_discount_total` and in the first free-shipping coupon's discount.
- * 5. Tax (`applyTax`, with what the `store/order/tax` filter answered; 0 without a tax module): `tax_total` is split
- *    over the lines by their discounted amounts (`tax_amount`). Exclusive tax is added to the total; inclusive tax is
- *    already in the prices and only reported. `tax_behavior`: 0 none, 1 exclusive, 2 inclusive.
+ * 5. Tax (`applyTax`, with what the `store/order/tax` filter answered; 0 without a tax module): each line's
+ *    `tax_amount` is what the answer's `lines` say (a tax module knows exempt lines and per-class rates); an answer
+ *    without `lines` has its `tax_total` split over the lines by their discounted amounts. Exclusive tax is added to
+ *    the total; inclusive tax is already in the prices and only reported. `tax_behavior`: 0 none, 1 exclusive,
+ *    2 inclusive.
  *
  * `total_amount = subtotal - manual_discount_total - coupon_discount_total + shipping_total (+ tax_total +
  * shipping_tax when exclusive)`, never below 0, and the coupons' discounts sum to `coupon_discount_total`.
@@ -72,12 +74,40 @@ export interface CouponOutcome {
   discount: number;
 }
 
+/** One tax rate's part of an order's tax (cents): what paying the order writes as an order tax record. */
+export interface TaxRateShare {
+  /** The `store_tax_rates` row, or null for a rate that is not a row (a product-category override's own rate). */
+  tax_rate_id: number | null;
+  name: string;
+  /** Percentage as a decimal string, e.g. `"7.2500"`. */
+  rate: string;
+  country: string;
+  state: string;
+  is_compound: 0 | 1;
+  /** The product-category override that supplied this rate, if one did. */
+  override_id?: number;
+  order_tax: number;
+  shipping_tax: number;
+}
+
+/** What an order keeps of its tax breakdown (`store_orders.tax_data`); paying the order writes its tax records from it. */
+export interface OrderTaxData {
+  rates: TaxRateShare[];
+  tax_country: string;
+}
+
 /** The value of the `store/order/tax` filter (cents). */
 export interface OrderTax {
   tax_total: number;
   shipping_tax: number;
   /** True when the prices already contain the tax (it is reported, not added). */
   inclusive: boolean;
+  /** Each line's tax by `cart_index`, summing to `tax_total`; without it `tax_total` is split by taxable amount. */
+  lines?: Array<{ cart_index: number; tax_amount: number }>;
+  /** The tax by rate; its `order_tax` sums to `tax_total` and its `shipping_tax` to `shipping_tax`. */
+  rates?: TaxRateShare[];
+  /** The country the tax was computed for (the destination or the store's). */
+  tax_country?: string;
 }
 
 export const NO_TAX: OrderTax = { tax_total: 0, shipping_tax: 0, inclusive: false };
@@ -134,6 +164,9 @@ export interface OrderTotals {
   tax_total: number;
   shipping_tax: number;
   tax_behavior: 0 | 1 | 2;
+  /** The tax by rate (empty without tax); written to the order as `tax_data`. */
+  tax_rates: TaxRateShare[];
+  tax_country: string;
   total_amount: number;
 }
 
@@ -219,7 +252,30 @@ export function calculateTotals(input: TotalsInput): OrderTotals {
     tax_total: 0,
     shipping_tax: 0,
     tax_behavior: 0,
+    tax_rates: [],
+    tax_country: '',
   });
+}
+
+function lineTaxes(totals: OrderTotals, tax: OrderTax): number[] {
+  if (!tax.lines) return allocate(tax.tax_total, totals.lines.map((line) => line.subtotal - line.discount_total));
+  const byIndex = new Map(tax.lines.map((line) => [line.cart_index, line.tax_amount]));
+  const parts = totals.lines.map((line) => byIndex.get(line.index) ?? 0);
+  parts.forEach((part, i) => assertCents(part, `tax_amount of line ${totals.lines[i].index}`));
+  if (sum(parts) !== tax.tax_total) throw new RangeError(`store/order/tax: the lines' tax sums to ${sum(parts)}, not tax_total ${tax.tax_total}`);
+  return parts;
+}
+
+function checkRates(tax: OrderTax): TaxRateShare[] {
+  const rates = tax.rates ?? [];
+  rates.forEach((rate) => {
+    assertCents(rate.order_tax, `order_tax of rate ${rate.name}`);
+    assertCents(rate.shipping_tax, `shipping_tax of rate ${rate.name}`);
+  });
+  if (rates.length && (sum(rates.map((r) => r.order_tax)) !== tax.tax_total || sum(rates.map((r) => r.shipping_tax)) !== tax.shipping_tax)) {
+    throw new RangeError('store/order/tax: the rates do not sum to tax_total and shipping_tax');
+  }
+  return rates;
 }
 
 /** The totals with the tax a tax module computed: split over the lines, added to the total when exclusive. */
@@ -228,10 +284,7 @@ export function applyTax(totals: OrderTotals, tax: OrderTax): OrderTotals {
   assertCents(tax.shipping_tax, 'shipping_tax');
   const taxed = tax.tax_total + tax.shipping_tax > 0;
   const exclusive = taxed && !tax.inclusive;
-  const parts = allocate(
-    tax.tax_total,
-    totals.lines.map((line) => line.subtotal - line.discount_total),
-  );
+  const parts = lineTaxes(totals, tax);
   const lines = totals.lines.map((line, i) => ({
     ...line,
     tax_amount: parts[i],
@@ -243,5 +296,7 @@ export function applyTax(totals: OrderTotals, tax: OrderTax): OrderTotals {
     tax_total: tax.tax_total,
     shipping_tax: tax.shipping_tax,
     tax_behavior: !taxed ? 0 : exclusive ? 1 : 2,
+    tax_rates: checkRates(tax),
+    tax_country: tax.tax_country ?? '',
   });
 }

@@ -22,7 +22,7 @@ import { markPaidInTransaction } from './payments';
 import { holdOrderStock, releaseOrderStock } from './stock-state';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
 import { PAYMENT_STATUSES, SETTLED_PAYMENT_STATUSES, paymentStatusOf, type OrderStatus, type PaymentStatus } from './state';
-import type { OrderTotals } from './totals';
+import type { OrderTaxData, OrderTotals } from './totals';
 import { priceOrder } from './pricing';
 import { resolveCoupons, saveAppliedCoupons, type AppliedCouponEntry, type AppliedRow } from './write-coupons';
 import { itemColumns, resolveLines, type LineDraft, type StoredItem } from './write-lines';
@@ -75,6 +75,7 @@ export function totalsColumns(totals: OrderTotals) {
     shipping_tax: totals.shipping_tax,
     tax_total: totals.tax_total,
     tax_behavior: totals.tax_behavior,
+    tax_data: totals.tax_rates.length ? JSON.stringify({ rates: totals.tax_rates, tax_country: totals.tax_country } satisfies OrderTaxData) : null,
     total_amount: totals.total_amount,
   };
 }

@@ -49,6 +49,12 @@ export const DEFAULT_STORE_SETTINGS: StoreSettings = {
   customers_per_page: 10,
   subscriptions_per_page: 10,
   unpaid_order_ttl_minutes: 60,
+  tax_enabled: true,
+  prices_include_tax: false,
+  tax_based_on: 'shipping',
+  tax_rounding: 'line',
+  shipping_tax_class: 'standard',
+  store_vat_number: '',
 };
 
 /** The store settings: what is saved, over the defaults. */

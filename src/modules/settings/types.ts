@@ -52,7 +52,22 @@ export interface StoreSettings {
   subscriptions_per_page: number;
   /** Minutes after which an unpaid checkout order (online payment) is canceled and its stock released; 0 = never. */
   unpaid_order_ttl_minutes: number;
+  /** Off: no order is taxed, whatever the rates say. */
+  tax_enabled: boolean;
+  /** Prices (and shipping charges) are entered with the tax in them; the tax is then reported, not added. */
+  prices_include_tax: boolean;
+  /** Which address decides the tax: the shipping address (the billing one when there is none), the billing address, or the store's. */
+  tax_based_on: TaxBasis;
+  /** Round each line's tax per rate (`line`), or each rate's tax once for the whole order (`total`). */
+  tax_rounding: TaxRounding;
+  /** The class whose rates tax shipping (a class slug). */
+  shipping_tax_class: string;
+  /** Printed on order tax records (`meta.store_vat_number`). */
+  store_vat_number: string;
 }
+
+export type TaxBasis = 'shipping' | 'billing' | 'store';
+export type TaxRounding = 'line' | 'total';
 
 export type StoreMode = 'test' | 'live';
 

@@ -1,0 +1,29 @@
+import type { Knex } from 'knex';
+import type { Ctx } from '../../core/context';
+import type { Host } from '../../host/contract';
+import type { OrderRow } from '../order-records/presenter';
+
+/**
+ * Order changes as they happen, inside the transaction that makes them. Work that must commit or roll back with the
+ * change (tax records, report summaries, emails queued) listens here; the `store/order/*` actions fire after commit
+ * and are for everything else.
+ */
+export type OrderEvent =
+  /** The order became paid; `order` is the row after the change, `charge_id` the transaction that paid it. */
+  | { type: 'paid'; order: OrderRow; charge_id: number }
+  /** A refund settled; `order` is the row after the ledger moved, `amount` the cents given back. */
+  | { type: 'refunded'; order: OrderRow; amount: number; refund_transaction_id: number };
+
+export type OrderEventListener = (ctx: Ctx, trx: Knex.Transaction, event: OrderEvent) => Promise<void>;
+
+const listeners = new WeakMap<Host, OrderEventListener[]>();
+
+/** Registers a listener for the host's order events; listeners run in registration order. */
+export function onOrderEvent(host: Host, listener: OrderEventListener): void {
+  listeners.set(host, [...(listeners.get(host) ?? []), listener]);
+}
+
+/** Runs every listener in the change's transaction; a listener that throws rolls the change back. */
+export async function emitOrderEvent(ctx: Ctx, trx: Knex.Transaction, event: OrderEvent): Promise<void> {
+  for (const listener of listeners.get(ctx.host) ?? []) await listener(ctx, trx, event);
+}
