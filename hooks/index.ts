@@ -11,10 +11,14 @@ import type { Label } from '../src/modules/labels/types';
 import type { Order, OrderAddress } from '../src/modules/order-records/presenter';
 import type { OrderTax, OrderTaxContext } from '../src/modules/orders/totals';
 import type { Category, Product, Variation } from '../src/modules/products/types';
+import type { Role, RoleDraft, RoleUserPage, RoleVeto } from '../src/modules/roles/types';
 import type { PublicPaymentSettings } from '../src/modules/settings/payment-settings';
 import type { StoreSettings } from '../src/modules/settings/types';
 import type { BillingInterval, Subscription, SubscriptionStatus } from '../src/modules/subscriptions/types';
 import type { PricedShippingMethod, ShippingMethod, ShippingZone } from '../src/modules/shipping/types';
+import type { TaxClass, TaxClassFallback } from '../src/modules/tax-classes/types';
+import type { TaxOverride } from '../src/modules/tax-overrides/types';
+import type { CountryStatusChange, TaxRate } from '../src/modules/tax-rates/types';
 
 declare module '../src/host/contract' {
   interface ActionMap {
@@ -58,6 +62,22 @@ declare module '../src/host/contract' {
     'store/shipping_method/updated': [method: ShippingMethod, previous: ShippingMethod];
     /** A shipping method was deleted. */
     'store/shipping_method/deleted': [method: ShippingMethod];
+    /** A product-category tax override was created or updated (`previous` null on create); `convertedRateId` is the tax rate whose shipping override it replaced (`source_type: shipping`), else null. */
+    'store/tax_override/saved': [override: TaxOverride, previous: TaxOverride | null, convertedRateId: number | null];
+    /** A product-category tax override was deleted, on its own or with its category. */
+    'store/tax_override/deleted': [override: TaxOverride];
+    /** A tax rate was created. */
+    'store/tax_rate/created': [rate: TaxRate];
+    /** A tax rate was changed, its shipping override included; the second argument is the rate before the change. */
+    'store/tax_rate/updated': [rate: TaxRate, previous: TaxRate];
+    /** A tax rate was deleted. */
+    'store/tax_rate/deleted': [rate: TaxRate];
+    /** Tax collection was turned on or off for a country, or for every EU member (`code` `EU`). */
+    'store/tax/country_status_changed': [change: CountryStatusChange];
+    /** A tax class was created (a built-in `reduced`/`zero` one, or one named by its title). */
+    'store/tax_class/created': [taxClass: TaxClass];
+    /** A tax class was deleted; `moved` says what fell back to the Standard class in the same transaction (variations, rates, category overrides, the shipping tax class setting). */
+    'store/tax_class/deleted': [taxClass: TaxClass, moved: TaxClassFallback];
     /** A label was created. */
     'store/label/created': [label: Label];
     /** A label was changed. */
@@ -144,11 +164,37 @@ declare module '../src/host/contract' {
     'store/settings/updated': [settings: StoreSettings, previous: StoreSettings];
     /** The payment settings were saved (secrets are never passed, only whether they are set). */
     'store/payment_settings/updated': [settings: PublicPaymentSettings];
+    /** Order tax records were marked as filed (`POST /taxes`); the ids are those that were unfiled until now. */
+    'store/taxes/filed': [ids: number[]];
+    /** Before a store role is given to a user (`POST /roles` with `user_id`, the CLI `role assign`): call `veto.reject(message, status?)` to refuse it (answered in the role envelope, default 403). Awaited. */
+    'store/role/before_assign': [userId: number, roleKey: string, veto: RoleVeto];
+    /** A user was given a store role (a store role they held before was removed in the same change: see `store/role/removed`). */
+    'store/role/assigned': [userId: number, roleKey: string];
+    /** Before a store role is taken from a user (`DELETE /roles/{key}` with `user_id`, the CLI `role remove`, or an assignment replacing it): call `veto.reject(message, status?)` to refuse. Awaited. */
+    'store/role/before_remove': [userId: number, roleKey: string, veto: RoleVeto];
+    /** A store role was taken from a user (removed, replaced by another, or its role was deleted). */
+    'store/role/removed': [userId: number, roleKey: string];
+    /** A custom role was created (`POST /roles`). */
+    'store/role/created': [role: Role];
+    /** A role was edited (`POST /roles/{key}`; a built-in role keeps its key); the second argument is the role before. */
+    'store/role/updated': [role: Role, previous: Role];
+    /** A custom role was deleted; `holders` are the users it was taken from in the same transaction. */
+    'store/role/deleted': [role: Role, holders: number[]];
   }
 
   interface FilterMap {
     /** The verdict of every store permission check; return false to deny, true to grant. */
     'store/user/can': [allowed: boolean, context: { user: HostUser; permission: string }];
+    /** The store roles `GET /roles` lists. */
+    'store/roles/available': [roles: Role[]];
+    /** A role's capabilities when a user's effective capabilities are computed (each permission check). */
+    'store/role/capabilities': [capabilities: string[], context: { role_key: string }];
+    /** The users page of `GET /roles/user-list`. */
+    'store/roles/user_list': [users: RoleUserPage, context: { search: string; user_ids: number[] }];
+    /** Registration point: roles defined in code, by key (`[a-z0-9_]`, not a key taken already); they behave as built-in roles (not deletable). Applied whenever the store builds its role registry: at start-up (listen before the store registers) and when the roles change. */
+    'store/roles/register': [roles: Record<string, RoleDraft>];
+    /** Registration point: the capability catalogue, id → label (the store's permissions first); a role may only hold capabilities listed here. Applied with `store/roles/register`. */
+    'store/roles/capabilities': [capabilities: Record<string, string>];
     /** Where the browser goes after a successful `POST /user/login`. */
     'store/user/login_redirect': [url: string, context: { user: HostUser }];
     /** The widgets of `GET /customers/get-stats/{customer}`; extensions append `{title, value, ...}` objects. */
@@ -166,7 +212,7 @@ declare module '../src/host/contract' {
     'store/payment_gateways': [gateways: PaymentGateway[]];
     /** The shipping methods offered for a destination, after zone matching and pricing. */
     'store/shipping/available_methods': [methods: PricedShippingMethod[], context: { country: string; state: string }];
-    /** The tax of an order or a cart being priced (`POST /orders`, the cart, the checkout summary, place-order), cents: added to the total, or contained in the prices when `inclusive`; 0 until a tax module answers. `customer` is null for a guest's cart. */
+    /** The tax of an order or a cart being priced (`POST /orders`, the cart, the checkout summary, place-order), cents: added to the total, or contained in the prices when `inclusive`. The store's tax engine answers first (priority 1: per-line `lines`, per-rate `rates`, `tax_country`), so a listener at the default priority gets its answer and may change it. `customer` is null for a guest's cart. */
     'store/order/tax': [tax: OrderTax, context: OrderTaxContext];
   }
 }

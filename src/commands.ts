@@ -1,14 +1,17 @@
 import type { Host } from './host/contract';
-import { registerStoreRoles } from './core/roles';
 import { registerDemoCommands } from './modules/demo/commands';
 import { registerPaymentCommands } from './modules/payments/commands';
+import { roleCatalog } from './modules/roles/catalog';
+import { registerRoleCommands } from './modules/roles/commands';
 
 /**
  * What the CLI needs of the store (plugin.json `commands`): its commands and the roles `user create` and
- * `role assign` accept. The CLI loads this module alone, not the REST API; `register` in plugin.ts calls it too.
+ * `role assign` accept (built-in, extension-registered and stored ones). The CLI loads this module alone, not the
+ * REST API; `register` in plugin.ts calls it too.
  */
-export function register(host: Host): void {
-  registerStoreRoles(host.users.roles);
+export async function register(host: Host): Promise<void> {
+  await roleCatalog(host).load();
   registerDemoCommands(host);
   registerPaymentCommands(host);
+  registerRoleCommands(host);
 }

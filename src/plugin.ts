@@ -24,6 +24,8 @@ import { registerPaymentJobs } from './modules/payments/reconcile';
 import { webhookRoutes } from './modules/payments/webhook-routes';
 import { productRoutes } from './modules/products/routes';
 import { registerReceiptPage } from './modules/receipt/page';
+import { roleCatalog } from './modules/roles/catalog';
+import { roleRoutes } from './modules/roles/routes';
 import { settingsRoutes } from './modules/settings/routes';
 import { shippingRoutes } from './modules/shipping/routes';
 import { registerSubscriptionActions } from './modules/subscriptions/actions/register';
@@ -31,6 +33,12 @@ import { subscriptionActionRoutes } from './modules/subscriptions/admin-action-r
 import { subscriptionReadRoutes } from './modules/subscriptions/admin-read-routes';
 import { registerSubscriptionJobs } from './modules/subscriptions/expiry';
 import { subscriptionPortalRoutes } from './modules/subscriptions/portal-routes';
+import { registerTaxEngine } from './modules/tax-engine/filter';
+import { registerTaxRecords } from './modules/taxes/records';
+import { taxFilingRoutes } from './modules/taxes/routes';
+import { taxClassRoutes } from './modules/tax-classes/routes';
+import { taxOverrideRoutes } from './modules/tax-overrides/routes';
+import { taxRateRoutes } from './modules/tax-rates/routes';
 import '../hooks';
 
 /** Every route of the store, module by module. */
@@ -52,18 +60,24 @@ export const storeRoutes: RouteDef[] = [
   ...productRoutes,
   ...couponRoutes,
   ...shippingRoutes,
+  ...taxFilingRoutes,
+  ...taxClassRoutes,
+  ...taxOverrideRoutes,
+  ...taxRateRoutes,
   ...labelRoutes,
+  ...roleRoutes,
   ...activityRoutes,
   ...emailVerificationRoutes,
 ];
 
 /** The composition root: everything the store adds to the host. */
-export function register(host: Host): void {
+export async function register(host: Host): Promise<void> {
   const limits = new RateLimits(host.db, (error) => host.logger.warn({ err: error }, 'rate-limit counter could not be written'));
-  registerCommands(host);
+  await registerCommands(host);
   const registry = new RouteRegistry();
   const namespace = host.manifest.namespace;
-  mountRoutes(host, namespace, [...storeRoutes, openApiRoute(registry, namespace)], { limits, registry });
+  const roles = roleCatalog(host);
+  mountRoutes(host, namespace, [...storeRoutes, openApiRoute(registry, namespace)], { limits, registry, refresh: () => roles.refresh() });
   registerIdempotencyJobs(host);
   registerPaymentJobs(host);
   registerCartJobs(host);
@@ -72,4 +86,6 @@ export function register(host: Host): void {
   registerOrderJobs(host);
   registerSubscriptionJobs(host);
   registerSubscriptionActions(host, limits);
+  registerTaxEngine(host);
+  registerTaxRecords(host);
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock, Host, HostUser, Hooks, RestAuth, RestSession } from '../host/contract';
+import { userCan } from './capabilities';
 import { withTx, type AfterCommit } from './db';
 import type { Permission } from './permissions';
 import type { RateLimits } from './ratelimit';
@@ -15,8 +16,10 @@ export interface OwnerScope {
 export interface Ctx {
   db: Knex;
   user: HostUser | null;
-  /** Permission check through the `store/user/can` filter. */
+  /** Permission check: the user's roles through `store/role/capabilities`, then `store/user/can` (see `userCan`). */
   can(permission: Permission): boolean;
+  /** The same check for any registered capability, those extensions add through `store/roles/capabilities` included. */
+  holds(capability: string): boolean;
   hooks: Hooks;
   clock: Clock;
   /** The caller's time zone (`user_tz`), only used to shift date filters. */
@@ -43,7 +46,8 @@ export function createCtx(host: Host, source: CtxSource, limits: RateLimits): Ct
   return {
     db: host.db,
     user,
-    can: (permission) => !!user && host.hooks.applyFilters('store/user/can', host.users.can(user, permission), { user, permission }),
+    can: (permission) => userCan(host, user, permission),
+    holds: (capability) => userCan(host, user, capability),
     hooks: host.hooks,
     clock: host.clock,
     tz: isTimeZone(tz) ? tz : 'UTC',
@@ -75,5 +79,5 @@ const NO_SESSION: RestSession = {
  */
 export function systemCtx(host: Host, limits: RateLimits, user: HostUser | null = null): Ctx {
   const ctx = createCtx(host, { user, ip: '', auth: NO_AUTH, session: NO_SESSION, query: {} }, limits);
-  return user ? ctx : { ...ctx, can: () => true };
+  return user ? ctx : { ...ctx, can: () => true, holds: () => true };
 }

@@ -87,6 +87,11 @@ export function lockForUpdate(query: Knex.QueryBuilder, db: Knex | Knex.Transact
   return dialect(db) === 'mysql' ? query.forUpdate() : query;
 }
 
+/** Shared row locks (MySQL): the rows cannot change or go until the transaction ends, while other readers may share them. */
+export function lockForShare(query: Knex.QueryBuilder, db: Knex | Knex.Transaction): Knex.QueryBuilder {
+  return dialect(db) === 'mysql' ? query.forShare() : query;
+}
+
 export type AfterCommit = (callback: () => void | Promise<void>) => void;
 
 /** Errors after which the whole transaction may simply run again: it was rolled back as a deadlock victim, or waited too long. */

@@ -2,16 +2,18 @@ import type { RestResponse } from '../host/contract';
 import type { AppError } from './errors';
 
 /**
- * The five error envelopes of the spec's Errors table; each route declares which one it answers in.
+ * The six error envelopes of the spec's Errors table; each route declares which one it answers in.
  * - `message`: orders, subscriptions, customer portal: `{message}` (+ `errors` on validation)
  * - `checkout`: `{status: 'failed', message}` or `{status: 'failed', errors}`
  * - `admin`: customer administration: `{code, message, data}`, `code` being the HTTP status
  * - `login`: `{success: false, data: {message, code}}`
  * - `legacy`: earlier-style responses: `{success: false, error: {code, message}}`
+ * - `role`: roles and permissions: `{message, errors: [{code, message}]}`, `code` being the HTTP status (`{message, errors}`
+ *   with the field errors on validation, as everywhere)
  */
-export type Envelope = 'message' | 'checkout' | 'admin' | 'login' | 'legacy';
+export type Envelope = 'message' | 'checkout' | 'admin' | 'login' | 'legacy' | 'role';
 
-export const ENVELOPES: readonly Envelope[] = ['message', 'checkout', 'admin', 'login', 'legacy'];
+export const ENVELOPES: readonly Envelope[] = ['message', 'checkout', 'admin', 'login', 'legacy', 'role'];
 
 export function renderError(envelope: Envelope, error: AppError): RestResponse {
   return { ...renderBody(envelope, error), headers: error.details.headers };
@@ -34,5 +36,7 @@ function renderBody(envelope: Envelope, error: AppError): RestResponse {
       return { status, body: { success: false, data: { message, code, ...(errors ? { errors } : {}) } } };
     case 'legacy':
       return { status, body: { success: false, error: { code, message, ...(errors ? { errors } : {}) } } };
+    case 'role':
+      return { status, body: { message, errors: errors ?? [{ code: status, message }] } };
   }
 }

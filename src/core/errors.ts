@@ -40,6 +40,9 @@ export const ERRORS = {
   payment_method_invalid: { status: 400, message: 'This payment method cannot be used for the subscription.' },
   insufficient_permissions: { status: 403, message: 'You are not allowed to manage this subscription.' },
   gateway_error: { status: 502, message: 'The payment gateway could not carry out the request.' },
+  // the role errors (admin spec: Errors)
+  invalid_role: { status: 400, message: 'Invalid role' },
+  permission_denied: { status: 403, message: 'Permission denied' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -57,4 +60,14 @@ export function fail(
 /** A single-field validation error (422). */
 export function invalid(field: string, rule: string, message: string): AppError {
   return fail('validation_error', message, { errors: { [field]: { [rule]: message } } });
+}
+
+/** One 422 naming every failing field; the message is the first field's. */
+export function rejected(errors: FieldErrors): AppError {
+  const first = Object.values(errors)[0];
+  return fail('validation_error', Object.values(first)[0], { errors });
+}
+
+export function throwIfAny(errors: FieldErrors): void {
+  if (Object.keys(errors).length) throw rejected(errors);
 }

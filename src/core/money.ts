@@ -58,29 +58,36 @@ export function allocate(total: Cents | number, weights: number[]): Cents[] {
     throw new RangeError('allocate: no weights to split a non-zero amount over');
   }
   if (total < 0) return allocate(-total, weights).map((part) => cents(part === 0 ? 0 : -part));
-  const effective = weights.every((w) => w === 0) ? weights.map(() => 1) : weights;
-  const sum = effective.reduce((a, b) => a + BigInt(b), 0n);
-  const amount = BigInt(total);
-  const raw = effective.map((w) => (amount * BigInt(w)) / sum);
-  let remainder = amount - raw.reduce((a, b) => a + b, 0n);
-  const order = effective.map((w, i) => ({ i, frac: (amount * BigInt(w)) % sum })).sort((a, b) => (b.frac > a.frac ? 1 : b.frac < a.frac ? -1 : a.i - b.i));
+  return allocateExact(BigInt(total), weights.map(BigInt)).map((v) => cents(Number(v)));
+}
+
+/** `allocate` on a non-negative total and non-empty non-negative weights of any size (exact fractions brought to one denominator). */
+export function allocateExact(total: bigint, weights: bigint[]): bigint[] {
+  const effective = weights.every((w) => w === 0n) ? weights.map(() => 1n) : weights;
+  const sum = effective.reduce((a, b) => a + b, 0n);
+  const raw = effective.map((w) => (total * w) / sum);
+  let remainder = total - raw.reduce((a, b) => a + b, 0n);
+  const order = effective.map((w, i) => ({ i, frac: (total * w) % sum })).sort((a, b) => (b.frac > a.frac ? 1 : b.frac < a.frac ? -1 : a.i - b.i));
   for (const { i } of order) {
     if (remainder <= 0n) break;
     raw[i] += 1n;
     remainder -= 1n;
   }
-  return raw.map((v) => cents(Number(v)));
+  return raw;
 }
 
 /** `num/den` of an amount in cents, rounded half up (away from zero), in integer arithmetic. */
 export function mulDivRound(amount: number, num: number, den: number): Cents {
-  const n = BigInt(amount) * BigInt(num);
-  const d = BigInt(den);
+  return cents(Number(divRoundHalfUp(BigInt(amount) * BigInt(num), BigInt(den))));
+}
+
+/** `n/d` rounded half up (away from zero): the store's one rounding rule for money. */
+export function divRoundHalfUp(n: bigint, d: bigint): bigint {
   const q = n / d;
   const r = n % d;
   const twice = (r < 0n ? -r : r) * 2n;
   const roundAway = twice >= (d < 0n ? -d : d);
-  return cents(Number(roundAway ? q + (n < 0n !== d < 0n ? -1n : 1n) : q));
+  return roundAway ? q + (n < 0n !== d < 0n ? -1n : 1n) : q;
 }
 
 /** Digits after the decimal point of a currency (ISO 4217): 2 for USD, 0 for JPY, 3 for KWD; 2 when unknown. */

@@ -35,8 +35,6 @@ export const PERMISSIONS = {
   'labels/manage': 'Create and edit labels',
   'labels/delete': 'Delete labels',
   'reports/view': 'View reports',
-  'reports/export': 'Export reports',
-  'dashboard_stats/view': 'View dashboard statistics',
 } as const;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -1,11 +1,14 @@
-import type { RoleDefinition, RoleRegistry } from '../host/contract';
+import type { RoleDefinition } from '../host/contract';
 import { ALL_PERMISSIONS, type Permission } from './permissions';
 
 interface StoreRole extends RoleDefinition {
   capabilities: Permission[];
 }
 
-/** The built-in store roles; administrators hold every permission without a role. */
+/**
+ * The built-in store roles; administrators hold every permission without a role. The store's role catalogue
+ * (`src/modules/roles/catalog.ts`) registers them, with their stored edits, into the host's registry.
+ */
 export const STORE_ROLES: Record<string, StoreRole> = {
   shop_manager: {
     title: 'Shop Manager',
@@ -16,7 +19,7 @@ export const STORE_ROLES: Record<string, StoreRole> = {
   product_manager: {
     title: 'Product Manager',
     description: 'Products and inventory.',
-    capabilities: ['products/view', 'products/manage', 'products/delete', 'coupons/view', 'labels/view', 'reports/view', 'dashboard_stats/view'],
+    capabilities: ['products/view', 'products/manage', 'products/delete', 'coupons/view', 'labels/view', 'reports/view'],
     builtin: true,
   },
   order_manager: {
@@ -28,6 +31,7 @@ export const STORE_ROLES: Record<string, StoreRole> = {
       'orders/manage',
       'orders/manage_statuses',
       'orders/can_refund',
+      'orders/delete',
       'orders/export',
       'customers/view',
       'customers/manage',
@@ -38,7 +42,6 @@ export const STORE_ROLES: Record<string, StoreRole> = {
       'labels/view',
       'labels/manage',
       'licenses/view',
-      'dashboard_stats/view',
     ],
     builtin: true,
   },
@@ -59,7 +62,3 @@ export const STORE_ROLES: Record<string, StoreRole> = {
     builtin: true,
   },
 };
-
-export function registerStoreRoles(roles: RoleRegistry): void {
-  for (const [key, role] of Object.entries(STORE_ROLES)) roles.register(key, role);
-}

@@ -70,6 +70,8 @@ export interface MountDeps {
   limits: RateLimits;
   /** Where the mounted declarations are recorded for the OpenAPI document; routes mounted without one are not documented. */
   registry?: RouteRegistry;
+  /** Runs before each request is authorized, to bring what the policies read up to date (the role registry). */
+  refresh?: () => Promise<void>;
 }
 
 function forbidden(status: 401 | 403): RestResponse {
@@ -148,6 +150,7 @@ export function mountRoutes(host: Host, namespace: string, defs: RouteDef[], dep
 }
 
 async function handle(host: Host, namespace: string, variants: Variant[], request: RestRequest, deps: MountDeps): Promise<RestResponse> {
+  await deps.refresh?.();
   const ctx = createCtx(host, request, deps.limits);
   let denied: 401 | 403 = 401;
   let chosen: Variant | undefined;

@@ -144,7 +144,11 @@ export interface Users {
   /** Capability check; administrators hold every capability. Passes through `host/user/can`. */
   can(user: HostUser | null, capability: string): boolean;
   getMeta<T = unknown>(userId: number, key: string): Promise<T | undefined>;
-  setMeta(userId: number, key: string, value: unknown): Promise<void>;
+  /**
+   * `via`: the transaction to write in (a change of the user's `roles` then reaches this process's cached credentials
+   * once the transaction has ended).
+   */
+  setMeta(userId: number, key: string, value: unknown, via?: Knex.Transaction): Promise<void>;
   deleteMeta(userId: number, key: string): Promise<void>;
   /**
    * Mails the user a signed link (48 hours; void once the email changes) to the host page `/verify-email/`, where
@@ -337,7 +341,11 @@ export interface Options {
    * transaction holds; a read through the pool would wait for it).
    */
   get<K extends keyof OptionMap>(name: K, fallback: OptionMap[K], via?: Knex.Transaction): Promise<OptionMap[K]>;
-  set<K extends keyof OptionMap>(name: K, value: OptionMap[K]): Promise<void>;
+  /**
+   * `via`: the transaction to write in (the value then commits or rolls back with it; this process reads it from the
+   * database again once the transaction has ended).
+   */
+  set<K extends keyof OptionMap>(name: K, value: OptionMap[K], via?: Knex.Transaction): Promise<void>;
   delete(name: keyof OptionMap): Promise<void>;
 }
 
@@ -455,6 +463,9 @@ export interface PluginManifest {
 
 /** Thrown by a CLI command for bad or missing flags: printed with the command's usage, exit code 2. */
 export class CommandUsageError extends Error {}
+
+/** Thrown by a CLI command that refuses to act (an unknown record, a listener's veto): printed as `error: <message>`, exit code 1. */
+export class CommandError extends Error {}
 
 /** A CLI command a plugin adds to `npm run cli -- <name>`. */
 export interface CliCommand {

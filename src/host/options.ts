@@ -35,12 +35,19 @@ export class OptionStore implements Options {
     return value === undefined ? fallback : (value as OptionMap[K]);
   }
 
-  async set<K extends keyof OptionMap>(name: K, value: OptionMap[K]): Promise<void> {
-    await this.db('options')
+  async set<K extends keyof OptionMap>(name: K, value: OptionMap[K], via?: Knex.Transaction): Promise<void> {
+    await (via ?? this.db)('options')
       .insert({ name, value: JSON.stringify(value) })
       .onConflict('name')
       .merge(['value']);
-    this.cache.set(name, { value, loadedAt: this.clock.now().getTime() });
+    if (!via) {
+      this.cache.set(name, { value, loadedAt: this.clock.now().getTime() });
+      return;
+    }
+    // Until the transaction ends the value may yet roll back, and a read meanwhile may cache the old one.
+    this.cache.delete(name);
+    const forget = () => void this.cache.delete(name);
+    via.executionPromise.then(forget, forget);
   }
 
   async delete(name: keyof OptionMap): Promise<void> {

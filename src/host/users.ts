@@ -206,9 +206,13 @@ export class UserStore implements Users {
     return row?.meta_value == null ? undefined : (JSON.parse(row.meta_value) as T);
   }
 
-  async setMeta(userId: number, key: string, value: unknown): Promise<void> {
-    await this.writeMeta(this.db, userId, key, value);
-    if (key === ROLES_META) this.appPasswords.forgetUser(userId);
+  async setMeta(userId: number, key: string, value: unknown, via?: Knex.Transaction): Promise<void> {
+    await this.writeMeta(via ?? this.db, userId, key, value);
+    if (key !== ROLES_META) return;
+    this.appPasswords.forgetUser(userId);
+    // Until the transaction ends the roles may yet roll back, and a request meanwhile may cache the old ones.
+    const forget = () => this.appPasswords.forgetUser(userId);
+    via?.executionPromise.then(forget, forget);
   }
 
   async deleteMeta(userId: number, key: string): Promise<void> {

@@ -44,6 +44,7 @@ describe('route declarations', () => {
         echo('admin', '/admin'),
         echo('login', '/login'),
         echo('legacy', '/legacy'),
+        echo('role', '/role'),
         route({
           method: 'GET',
           path: '/items/:id',
@@ -162,6 +163,7 @@ describe('route declarations', () => {
           error: { code: 'validation_error', message: 'The email field is required.', errors: { email: { required: 'The email field is required.' } } },
         },
       ],
+      ['role', { message: 'The email field is required.', errors: { email: { required: 'The email field is required.' } } }],
     ])('%s: 422', async (envelope, body) => {
       const res = await app.http.post(`${NS}/${envelope}`).send({});
       expect(res.status).toBe(422);

@@ -23,6 +23,8 @@ function inEnvelope(envelope: Envelope, status: number, code: string, message: s
       return { success: false, data: { message, code } };
     case 'legacy':
       return { success: false, error: { code, message } };
+    case 'role':
+      return { message, errors: [{ code: status, message }] };
   }
 }
 
@@ -68,6 +70,7 @@ describe('requests the HTTP layer cannot read', () => {
     ['login', 'POST /user/login', () => loginAgent.post(`${BASE}/user/login`).set('X-WP-Nonce', loginNonce)],
     ['checkout', 'POST (checkout envelope)', () => app.http.post(`${TEST_NS}/checkout`)],
     ['legacy', 'POST (legacy envelope)', () => app.http.post(`${TEST_NS}/legacy`)],
+    ['role', 'POST /roles', () => app.as(admin).post(`${BASE}/roles`)],
   ];
 
   const send = (test: request.Test, headers: Record<string, string>, body: Buffer | string) =>
@@ -79,6 +82,7 @@ describe('requests the HTTP layer cannot read', () => {
   const stored = async () => ({
     labels: Number((await app.host.db('store_labels').count({ n: '*' }).first())?.n),
     customers: Number((await app.host.db('store_customers').count({ n: '*' }).first())?.n),
+    roles: Number((await app.host.db('store_roles').count({ n: '*' }).first())?.n),
   });
 
   const plain = json({ title: 'Gift', email: 'gift@example.com', user_login: 'admin', password: 'x' });

@@ -35,6 +35,25 @@ describe('host services', () => {
       expect(await options.get('test_settings')).toBeUndefined();
     });
 
+    it('a value set in a transaction commits or rolls back with it, and this process reads what was committed', async () => {
+      const { options } = app.host;
+      await options.set('site_title', 'Before');
+      await app.host.db.transaction(async (trx) => {
+        await options.set('site_title', 'Committed', trx);
+        expect(await options.get('site_title', '', trx)).toBe('Committed');
+      });
+      expect(await options.get('site_title')).toBe('Committed');
+      await expect(
+        app.host.db.transaction(async (trx) => {
+          await options.set('site_title', 'Rolled back', trx);
+          expect(await options.get('site_title', '', trx)).toBe('Rolled back');
+          throw new Error('undo');
+        }),
+      ).rejects.toThrow('undo');
+      expect(await options.get('site_title')).toBe('Committed');
+      expect((await app.host.db('options').where({ name: 'site_title' }).first('value')).value).toBe('"Committed"');
+    });
+
     it('another process sees a change once its cache entry is older than the TTL', async () => {
       const other = new OptionStore(app.host.db, app.clock, 5000);
       await app.host.options.set('site_title', 'First');

@@ -140,6 +140,18 @@ describe('customers (actions)', () => {
       expect((await bulk({ action: 'delete_customers', customer_ids: [1] }, productManager)).status).toBe(403);
       expect((await bulk({ action: 'delete_customers', customer_ids: [1] }, shopper)).status).toBe(403);
     });
+
+    it('delete_customers needs customers/delete too: customer service (customers/manage) gets 403 {code, message, data}, nothing deleted', async () => {
+      const id = await customer(admin, 'bulk-kept@example.com');
+      const deleted = record('store/customer/deleted');
+      const res = await bulk({ action: 'delete_customers', customer_ids: [id] }, clerk);
+      deleted.off();
+      expect([res.status, res.body]).toEqual([403, { code: 403, message: 'Sorry, you are not allowed to do that.', data: {} }]);
+      expect(deleted.calls).toEqual([]);
+      expect((await db()('store_customers').where({ id }).first()).status).toBe('active');
+      const status = await bulk({ action: 'change_customer_status', customer_ids: [id], new_status: 'inactive' }, clerk);
+      expect([status.status, status.body.data]).toEqual([200, { updated: [id], not_found: [] }]);
+    });
   });
 
   describe('GET /customers/get-stats/{customer}', () => {

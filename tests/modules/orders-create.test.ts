@@ -1,4 +1,5 @@
 import { deleteProduct } from '../../src/modules/products/service';
+import { createTaxClass } from '../../src/modules/tax-classes/service';
 import { presentAppliedCoupon, presentOrder, presentOrderItem, type OrderRow } from '../../src/modules/order-records/presenter';
 import type { OrderTaxContext } from '../../src/modules/orders/totals';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
@@ -323,6 +324,7 @@ describe('POST /orders', () => {
 
   it('asks the store/order/tax filter for tax (0 without a tax module) and adds exclusive tax to the total', async () => {
     const customerId = await fx.customer({ address: true });
+    await createTaxClass(app.ctx(), { slug: 'reduced' });
     const v = await fx.variation(2000, { variation: { tax_class: 'reduced' } });
     const untaxed = await created({ customer_id: customerId, order_items: [{ id: v.id, quantity: 1 }] });
     expect(await orderOf(untaxed)).toMatchObject({ tax_total: 0, shipping_tax: 0, total_amount: 2000 });

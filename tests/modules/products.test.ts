@@ -1,5 +1,6 @@
 import type { ActionMap, ActionName } from '../../src/host/contract';
 import { isUniqueViolation } from '../../src/modules/products/validation';
+import { createTaxClass } from '../../src/modules/tax-classes/service';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 
 const NOW = '2026-11-21 10:00:00';
@@ -16,6 +17,7 @@ describe('products', () => {
 
   beforeAll(async () => {
     app = await startTestApp();
+    await createTaxClass(app.ctx(), { title: 'Clothing' });
     admin = await app.createUser('admin', ['administrator']);
     manager = await app.createUser('manager', ['product_manager']);
     clerk = await app.createUser('clerk', ['customer_service']);

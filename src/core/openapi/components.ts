@@ -11,6 +11,7 @@ export const ENVELOPE_SCHEMAS: Record<Envelope, { shape: string; error: string; 
   admin: { shape: '`{code, message, data}`', error: 'AdminError', validation: 'AdminValidationError' },
   login: { shape: '`{success: false, data: {message, code}}`', error: 'LoginError', validation: 'LoginValidationError' },
   legacy: { shape: '`{success: false, error: {code, message}}`', error: 'LegacyError', validation: 'LegacyValidationError' },
+  role: { shape: '`{message, errors: [{code, message}]}`', error: 'RoleError', validation: 'MessageValidationError' },
 };
 
 const failed: JsonSchema = { const: 'failed' };
@@ -99,6 +100,18 @@ export const SCHEMAS: Record<string, JsonSchema> = {
         type: 'object',
         required: ['code', 'message', 'errors'],
         properties: { code: { const: 'validation_error' }, message: text, errors: schemaRef('FieldErrors') },
+      },
+    },
+  },
+  RoleError: {
+    description: 'Roles and permissions: `{message, errors: [{code, message}]}`, `code` being the HTTP status.',
+    type: 'object',
+    required: ['message', 'errors'],
+    properties: {
+      message: text,
+      errors: {
+        type: 'array',
+        items: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: text } },
       },
     },
   },

@@ -17,6 +17,11 @@ export const ACTIVITY_READ_PERMISSION: Record<ActivityObjectType, Permission> = 
   subscription: 'subscriptions/view',
   shipping: 'store/settings',
   settings: 'store/settings',
+  category: 'products/view',
+  tax_override: 'store/settings',
+  tax_rate: 'store/settings',
+  tax_class: 'store/settings',
+  role: 'manage_store_settings',
 };
 
 export interface ActivityEntry {

@@ -1,5 +1,19 @@
-export type ActivityObjectType = 'product' | 'coupon' | 'customer' | 'order' | 'subscription' | 'shipping' | 'settings';
-export const ACTIVITY_OBJECT_TYPES: ActivityObjectType[] = ['product', 'coupon', 'customer', 'order', 'subscription', 'shipping', 'settings'];
+export type ActivityObjectType =
+  'product' | 'coupon' | 'customer' | 'order' | 'subscription' | 'shipping' | 'settings' | 'tax_rate' | 'category' | 'tax_override' | 'tax_class' | 'role';
+export const ACTIVITY_OBJECT_TYPES: ActivityObjectType[] = [
+  'product',
+  'coupon',
+  'customer',
+  'order',
+  'subscription',
+  'shipping',
+  'settings',
+  'tax_rate',
+  'category',
+  'tax_override',
+  'tax_class',
+  'role',
+];
 
 export interface Activity {
   id: number;

@@ -3,7 +3,8 @@
  * as place-order will price it, with the shipping method of the query (or the one the cart chose). Shipping is priced
  * for the saved address the cart's checkout chose (shipping, else billing). Without one (a guest types the address
  * in), the page offered the method for the shopper's country, so it is priced for its own zone's country, else for
- * the store's country. Without a cart (or with an empty or completed one) the summary is empty: no lines, every
+ * the store's country. Tax is computed for the saved addresses chosen (by the store's tax basis), else for the store's
+ * address. Without a cart (or with an empty or completed one) the summary is empty: no lines, every
  * amount 0.
  */
 import type { Knex } from 'knex';
@@ -16,7 +17,7 @@ import type { Cart } from '../cart/types';
 import { getStoreSettings } from '../settings/store-settings';
 import type { StoreSettings } from '../settings/types';
 import { getMethod } from '../shipping/service';
-import { ownCustomerId } from './customer';
+import { ownCustomerId, savedAddresses } from './customer';
 
 export interface CheckoutSummary {
   items: {
@@ -46,21 +47,28 @@ const unlessMissing = (error: unknown): null => {
 /**
  * Where the cart ships: the saved address its checkout chose, when it is the caller's; else a country the chosen
  * method's zone ships to, unless that zone also covers the store's country (or lists no country: rest of world); else
- * the store's country. An unknown method is left to the pricing (422 on `shipping_method`).
+ * the store's country. An unknown method is left to the pricing (422 on `shipping_method`). `addresses`: the chosen
+ * saved billing and shipping addresses that are the caller's, for the tax (none: the tax is the store address's).
  */
-async function destinationOf(ctx: Ctx, db: Knex, cart: Cart, settings: StoreSettings, methodId: number | null): Promise<{ country: string; state: string }> {
-  const addressId = cart.checkout.shipping_address_id ?? cart.checkout.billing_address_id;
-  const ownId = addressId === undefined ? null : await ownCustomerId(db, ctx);
-  const row =
-    ownId === null
-      ? undefined
-      : ((await db('store_customer_addresses').where({ id: addressId, customer_id: ownId }).first('country', 'state')) as
-          { country: string; state: string } | undefined);
-  if (row) return { country: row.country, state: row.state };
-  const store = { country: settings.store_country, state: settings.store_state };
+async function destinationOf(
+  ctx: Ctx,
+  db: Knex,
+  cart: Cart,
+  settings: StoreSettings,
+  methodId: number | null,
+): Promise<{ country: string; state: string; addresses: Array<Record<string, unknown>> }> {
+  const { billing_address_id: billingId, shipping_address_id: shippingId } = cart.checkout;
+  const ownId = billingId === undefined && shippingId === undefined ? null : await ownCustomerId(db, ctx);
+  const saved = await savedAddresses(db, ownId, [billingId, shippingId]);
+  const billing = billingId === undefined ? undefined : saved.get(billingId);
+  const shipping = shippingId === undefined ? undefined : saved.get(shippingId);
+  const addresses = [...(billing ? [{ ...billing, type: 'billing' }] : []), ...(shipping ? [{ ...shipping, type: 'shipping' }] : [])];
+  const row = shippingId !== undefined ? shipping : billing;
+  if (row) return { country: row.country, state: row.state, addresses };
+  const store = { country: settings.store_country, state: settings.store_state, addresses };
   const method = methodId === null ? null : await getMethod(ctx, methodId).catch(unlessMissing);
   if (!method?.countries.length || method.countries.includes(store.country)) return store;
-  return { country: method.countries[0], state: method.states[0] ?? '' };
+  return { country: method.countries[0], state: method.states[0] ?? '', addresses };
 }
 
 export async function checkoutSummary(ctx: Ctx, input: { shippingMethodId?: number; cartHash: string | undefined }): Promise<CheckoutSummary> {

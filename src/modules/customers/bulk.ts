@@ -108,8 +108,9 @@ async function changeStatus(ctx: Ctx, ids: number[], status: CustomerStatus): Pr
   };
 }
 
-/** `POST /customers/do-bulk-action`. */
+/** `POST /customers/do-bulk-action`: the route needs `customers/manage`; deleting needs `customers/delete` too. */
 export async function bulkAction(ctx: Ctx, body: Static<typeof BulkActionBody>): Promise<BulkResult> {
+  if (body.action === 'delete_customers' && !ctx.can('customers/delete')) throw fail('rest_forbidden');
   const ids = [...new Set(body.customer_ids ?? [])];
   if (!ids.length) throw fail('rest_forbidden', NO_SELECTION_MESSAGE, { status: 403 });
   if (body.action === 'delete_customers') {

@@ -6,12 +6,15 @@ import { getStoreSettings } from '../settings/store-settings';
 import { insertMany } from '../../core/db';
 import { pick, rngFor } from './rng';
 import type { SeededCustomer } from './scale';
+import { inclusiveScaleTax } from './scale-taxes';
 
 /**
  * The orders part of `seed --scale N`: ten orders per seeded customer (N customers → 10×N orders), each with one to
  * three items and its transactions, spread between the customer's sign-up and now (up to three years), then the
- * customers' purchase statistics recomputed from them. Deterministic per `(seed, customer number)` like the
- * customers part; written in bulk (multi-row INSERTs, several batches per transaction).
+ * customers' purchase statistics recomputed from them. Prices include the tax of the customer's country
+ * (`scale-taxes.ts`: `tax_behavior` 2, each line's `tax_amount`, the order's `tax_total` and `shipping_tax`).
+ * Deterministic per `(seed, customer number)` like the customers part; written in bulk (multi-row INSERTs, several
+ * batches per transaction).
  *
  * Shapes: one-time purchases of the catalogue's one-time variations (subscriptions and their orders are the next
  * part's, `scale-subscriptions.ts`); seven in ten are paid
@@ -102,6 +105,9 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
     // One order in eight used a 10% coupon-style discount on the first line.
     const discount = rng() < 0.125 ? Math.round(items[0].subtotal / 10) : 0;
     const total_amount = subtotal - discount + shipping_total;
+    const lineTaxes = items.map((item) => inclusiveScaleTax(item.subtotal - (item.cart_index === 0 ? discount : 0), customer.country));
+    const tax_total = lineTaxes.reduce((sum, tax) => sum + tax, 0);
+    const shipping_tax = inclusiveScaleTax(shipping_total, customer.country);
     const r = rng();
     const outcome = r < 0.7 ? 'paid' : r < 0.8 ? 'on-hold' : r < 0.85 ? 'canceled' : r < 0.93 ? 'refunded' : 'partially-refunded';
     const paid = outcome === 'paid' || outcome === 'refunded' || outcome === 'partially-refunded';
@@ -131,6 +137,9 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
       manual_discount_total: 0,
       coupon_discount_total: discount,
       shipping_total,
+      tax_total,
+      shipping_tax,
+      tax_behavior: tax_total + shipping_tax > 0 ? 2 : 0,
       total_amount,
       total_paid: paid ? total_amount : 0,
       total_refund,
@@ -145,6 +154,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
     const orderItems = items.map(({ article, cart_index, quantity, subtotal: line }) => {
       const lineDiscount = cart_index === 0 ? discount : 0;
       return {
+        tax_amount: lineTaxes[cart_index],
         post_id: article.post_id,
         variation_id: article.variation_id,
         fulfillment_type: article.fulfillment_type,

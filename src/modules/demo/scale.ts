@@ -7,6 +7,7 @@ import { getStoreSettings } from '../settings/store-settings';
 import { pick, rngFor, type Rng } from './rng';
 import { seedScaleOrders } from './scale-orders';
 import { seedScaleSubscriptions } from './scale-subscriptions';
+import { seedScaleTaxes } from './scale-taxes';
 import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData } from './scale-data';
 
 /**
@@ -24,7 +25,7 @@ import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData
  * The second part (`scale-orders.ts`) gets the customers written (id, number, created_at) and writes ten orders per
  * customer with `rngFor(seed, 'orders', i)`, then their statistics; the third (`scale-subscriptions.ts`) two
  * subscriptions per customer with their first and renewal orders (`rngFor(seed, 'subscriptions', i)`), and adds
- * those orders to the statistics.
+ * those orders to the statistics; the fourth (`scale-taxes.ts`) the order tax records of the paid one-time orders.
  */
 
 export const SCALE_BATCH_SIZE = 500;
@@ -356,7 +357,7 @@ export async function seedScaleCustomers(
   return { customers: written, skipped, addresses };
 }
 
-/** `seed --scale N`: the customers, then their orders (ten each) and subscriptions (two each) unless `orders` is false. */
+/** `seed --scale N`: the customers, then their orders (ten each), subscriptions (two each) and tax records unless `orders` is false. */
 export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleReport> {
   const seed = options.seed ?? DEFAULT_SEED;
   const started = Date.now();
@@ -378,6 +379,9 @@ export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleR
       const subscriptionsStarted = Date.now();
       const subscriptions = await seedScaleSubscriptions(ctx, customers.customers, seed, options);
       parts.push({ name: 'subscriptions', rows: subscriptions, ms: Date.now() - subscriptionsStarted });
+      const taxesStarted = Date.now();
+      const taxes = await seedScaleTaxes(ctx, customers.customers, options);
+      parts.push({ name: 'taxes', rows: taxes, ms: Date.now() - taxesStarted });
     }
     return { seed, customers: customers.customers, skipped: customers.skipped, parts, ms: Date.now() - started };
   } finally {

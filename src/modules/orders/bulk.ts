@@ -2,15 +2,16 @@ import type { Static } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import type { AfterCommit } from '../../core/db';
-import { invalid } from '../../core/errors';
+import { fail, invalid } from '../../core/errors';
 import { ownEntry } from '../../core/lookup';
+import type { Permission } from '../../core/permissions';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
 import { capturePayments } from './capture';
 import { releaseOrderCouponUses, restoreOrderCouponUses } from './coupon-uses';
 import { deleteOrders } from './delete';
-import type { BulkActionBody } from './manage-schemas';
+import type { BulkAction, BulkActionBody } from './manage-schemas';
 import { markPaidInTransaction } from './payments';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
@@ -194,8 +195,21 @@ async function changePaymentStatus(ctx: Ctx, ids: number[], status: PaymentStatu
 
 const truthy = (value: unknown) => value === true || value === 'true' || value === '1' || value === 'yes';
 
+/**
+ * What an action needs besides the route's `orders/manage` or `orders/manage_statuses`, all of it: the status changes
+ * are what `orders/manage_statuses` is for; the rest needs `orders/manage`, and deleting `orders/delete` too.
+ */
+const ACTION_PERMISSIONS: Record<BulkAction, Permission[]> = {
+  delete_orders: ['orders/manage', 'orders/delete'],
+  capture_payments: ['orders/manage'],
+  change_order_status: [],
+  change_shipping_status: [],
+  change_payment_status: [],
+};
+
 /** `POST /orders/do-bulk-action`: answers `{message}`. */
 export async function bulkAction(ctx: Ctx, body: Static<typeof BulkActionBody>): Promise<{ message: string }> {
+  if (!ACTION_PERMISSIONS[body.action].every((permission) => ctx.can(permission))) throw fail('rest_forbidden');
   const ids = [...new Set(body.order_ids.map(Number))];
   switch (body.action) {
     case 'delete_orders':

@@ -13,7 +13,8 @@ export const orderManageRoutes: RouteDef[] = [
     method: 'POST',
     path: '/orders/do-bulk-action',
     policy: OrderPolicy,
-    permission: 'orders/manage',
+    // `orders/manage_statuses` reaches the status-changing actions only; the service checks each action's permissions.
+    permission: ['orders/manage', 'orders/manage_statuses'],
     schema: { body: BulkActionBody },
     envelope: 'message',
     handler: (ctx, { body }) => bulkAction(ctx, body),

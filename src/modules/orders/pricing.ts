@@ -2,11 +2,11 @@
  * Pricing an order, one way for `POST /orders`, the cart, the checkout summary and place-order: the calculator
  * (`totals.ts`: lines, manual discount, coupons, shipping), then the tax the `store/order/tax` filter answers.
  */
+import { throwIfAny } from '../../core/errors';
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import { toTimestamp } from '../../core/time';
 import type { CustomerRecord } from '../customers/types';
-import { throwIfAny } from '../products/validation';
 import { applyTax, calculateTotals, NO_TAX, type ManualDiscount, type OrderTax, type OrderTotals, type TaxAddress } from './totals';
 import { rejectionErrors, type ResolvedCoupons } from './write-coupons';
 import type { LineDraft } from './write-lines';

@@ -1,10 +1,9 @@
 import type { Ctx } from '../../core/context';
-import { AppError, invalid, type FieldErrors } from '../../core/errors';
+import { throwIfAny, AppError, invalid, type FieldErrors } from '../../core/errors';
 import { allocate } from '../../core/money';
 import { chargeFor, isOffered, physicalTotals } from '../shipping/calculator';
 import { getMethod } from '../shipping/service';
 import type { ShippingMethod } from '../shipping/types';
-import { throwIfAny } from '../products/validation';
 import { catalogVariations, otherInfoOf } from './write-lines';
 import type { CalculateShippingBody } from './write-schemas';
 

@@ -258,7 +258,11 @@ export function calculateTotals(input: TotalsInput): OrderTotals {
 }
 
 function lineTaxes(totals: OrderTotals, tax: OrderTax): number[] {
-  if (!tax.lines) return allocate(tax.tax_total, totals.lines.map((line) => line.subtotal - line.discount_total));
+  if (!tax.lines)
+    return allocate(
+      tax.tax_total,
+      totals.lines.map((line) => line.subtotal - line.discount_total),
+    );
   const byIndex = new Map(tax.lines.map((line) => [line.cart_index, line.tax_amount]));
   const parts = totals.lines.map((line) => byIndex.get(line.index) ?? 0);
   parts.forEach((part, i) => assertCents(part, `tax_amount of line ${totals.lines[i].index}`));

@@ -2,12 +2,16 @@ import type { Static } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import { insertedId } from '../../core/db';
-import { fail, type FieldErrors } from '../../core/errors';
+import { rejected, throwIfAny, fail, type FieldErrors } from '../../core/errors';
+import { slugify } from '../../core/slug';
 import { toTimestamp } from '../../core/time';
+import { recordActivity } from '../activities/service';
+import { renameCategoryOverrides } from '../tax-overrides/repo';
+import { removeCategoryOverrides } from '../tax-overrides/service';
 import { presentCategory, type CategoryRow } from './presenter';
 import type { CategoryBody, CategoryPatch } from './schemas';
 import type { Category } from './types';
-import { isUniqueViolation, rejected, requiredText, slugify, slugTaken, throwIfAny, uniqueSlug } from './validation';
+import { isUniqueViolation, requiredText, slugTaken, uniqueSlug } from './validation';
 
 const CATEGORIES = 'store_product_categories';
 
@@ -61,6 +65,7 @@ export async function createCategory(ctx: Ctx, input: Static<typeof CategoryBody
         .catch(slugConflict),
     );
     const category = await findCategory(trx, id);
+    await recordActivity(trx, ctx, { object_type: 'category', object_id: id, title: 'Category created', content: category.name }, afterCommit);
     afterCommit(() => ctx.hooks.doAction('store/category/created', category));
     return category;
   });
@@ -84,12 +89,20 @@ export async function updateCategory(ctx: Ctx, id: number, input: Static<typeof 
       .update({ ...changes, updated_at: nowOf(ctx) })
       .catch(slugConflict);
     const category = await findCategory(trx, id);
+    if (category.name !== previous.name) await renameCategoryOverrides(trx, id, category.name, nowOf(ctx));
+    const changed = (['name', 'slug', 'parent_id'] as const).filter((key) => category[key] !== previous[key]);
+    await recordActivity(
+      trx,
+      ctx,
+      { object_type: 'category', object_id: id, title: 'Category updated', content: `${category.name}: ${changed.length ? changed.join(', ') : 'no changes'}` },
+      afterCommit,
+    );
     afterCommit(() => ctx.hooks.doAction('store/category/updated', category, previous));
     return category;
   });
 }
 
-/** Deletes a category: its products lose it, its children move up to its parent. */
+/** Deletes a category: its products lose it, its children move up to its parent, its tax overrides go with it. */
 export async function deleteCategory(ctx: Ctx, id: number): Promise<void> {
   await transaction(ctx, async (trx, afterCommit) => {
     const category = await findCategory(trx, id);
@@ -98,6 +111,9 @@ export async function deleteCategory(ctx: Ctx, id: number): Promise<void> {
       .update({ parent_id: category.parent_id, updated_at: nowOf(ctx) });
     await trx('store_product_category_relations').where({ category_id: id }).delete();
     await trx(CATEGORIES).where({ id }).delete();
+    const overrides = await removeCategoryOverrides(trx, ctx, id, afterCommit);
+    const removed = overrides ? ` (${overrides} tax override${overrides === 1 ? '' : 's'} removed)` : '';
+    await recordActivity(trx, ctx, { object_type: 'category', object_id: id, title: 'Category deleted', content: `${category.name}${removed}` }, afterCommit);
     afterCommit(() => ctx.hooks.doAction('store/category/deleted', category));
   });
 }

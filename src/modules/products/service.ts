@@ -3,11 +3,13 @@ import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import { sanitizeRichText } from '../../core/html';
 import { insertedId, whereContains } from '../../core/db';
-import { fail, type FieldErrors } from '../../core/errors';
+import { rejected, throwIfAny, fail, type FieldErrors } from '../../core/errors';
+import { slugify } from '../../core/slug';
 import { runList, type ListSpec } from '../../core/list';
 import type { Page } from '../../core/page';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
+import { variationTaxClassErrors } from '../tax-classes/lookup';
 import { presentProducts, type ProductRow } from './presenter';
 import type { ProductBody, ProductListQuery, ProductPatch } from './schemas';
 import type { Product } from './types';
@@ -15,13 +17,10 @@ import {
   isUniqueViolation,
   NEW_VARIATION,
   normalisePaymentType,
-  rejected,
   requiredText,
   resolveVariation,
   skusTaken,
-  slugify,
   slugTaken,
-  throwIfAny,
   uniqueSlug,
   type VariationValues,
 } from './validation';
@@ -131,6 +130,10 @@ export async function createProduct(ctx: Ctx, input: Static<typeof ProductBody>)
     try {
       return await transaction(ctx, async (trx, afterCommit) => {
         const taken: FieldErrors = {
+          ...(await variationTaxClassErrors(
+            trx,
+            variations.map((v, i) => ({ field: `variations.${i}.tax_class`, tax_class: v.tax_class })),
+          )),
           ...(input.slug ? await slugTaken(trx, PRODUCTS, input.slug) : {}),
           ...(await categoriesMissing(trx, categoryIds)),
           ...(await skusTaken(

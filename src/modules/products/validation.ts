@@ -1,18 +1,8 @@
 import type { Knex } from 'knex';
 import { escapeLike } from '../../core/db';
-import { fail, type AppError, type FieldErrors } from '../../core/errors';
+import type { FieldErrors } from '../../core/errors';
 import { label } from '../../core/validate';
 import type { BillingInterval, PaymentType, Variation, VariationStatus } from './types';
-
-/** One 422 naming every failing field; the message is the first field's. */
-export function rejected(errors: FieldErrors): AppError {
-  const first = Object.values(errors)[0];
-  return fail('validation_error', Object.values(first)[0], { errors });
-}
-
-export function throwIfAny(errors: FieldErrors): void {
-  if (Object.keys(errors).length) throw rejected(errors);
-}
 
 /** Whether a database error is a unique-key violation on `table.column` (SQLite and MySQL spell it differently). */
 export function isUniqueViolation(error: unknown, table: string, column: string): boolean {
@@ -21,21 +11,6 @@ export function isUniqueViolation(error: unknown, table: string, column: string)
   if (e?.code === 'ER_DUP_ENTRY') return message.includes(`${table}_${column}_unique`);
   if (typeof e?.code === 'string' && e.code.startsWith('SQLITE_CONSTRAINT')) return message.includes(`UNIQUE constraint failed: ${table}.${column}`);
   return false;
-}
-
-const TRANSLITERATE: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i' };
-
-/** `My Shirt (Blue)` → `my-shirt-blue`: ASCII letters, digits and single hyphens; `fallback` when nothing is left. */
-export function slugify(text: string, fallback: string, maxLength = 180): string {
-  const slug = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .replace(/[ßæœøđðłþı]/g, (c) => TRANSLITERATE[c])
-    .replace(/[^a-z0-9]+/g, '-')
-    .slice(0, maxLength)
-    .replace(/^-+|-+$/g, '');
-  return slug || fallback;
 }
 
 /** `base`, or `base-2`, `base-3`… whichever is the first one free in `table`. */

@@ -2,14 +2,15 @@ import type { Static } from '@sinclair/typebox';
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
 import { insertedId, lockForUpdate } from '../../core/db';
-import { fail } from '../../core/errors';
+import { rejected, throwIfAny, fail } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
+import { variationTaxClassErrors } from '../tax-classes/lookup';
 import { presentVariation, type VariationRow } from './presenter';
 import type { VariationBody, VariationPatch } from './schemas';
 import { variationRow } from './service';
 import type { Variation } from './types';
-import { isUniqueViolation, NEW_VARIATION, rejected, resolveVariation, skusTaken, throwIfAny, type VariationValues } from './validation';
+import { isUniqueViolation, NEW_VARIATION, resolveVariation, skusTaken, type VariationValues } from './validation';
 
 const VARIATIONS = 'store_product_variations';
 
@@ -66,7 +67,7 @@ export async function createVariation(ctx: Ctx, productId: number, input: Static
   return transaction(ctx, async (trx, afterCommit) => {
     const product = await lockProduct(trx, productId);
     const { values, errors } = resolveVariation(NEW_VARIATION, input);
-    throwIfAny(errors);
+    throwIfAny({ ...errors, ...(await variationTaxClassErrors(trx, [{ field: 'tax_class', tax_class: values.tax_class }])) });
     throwIfAny(await skusTaken(trx, [{ field: 'sku', sku: values.sku }]));
     if (input.position === undefined) {
       const last = (await trx(VARIATIONS).where({ product_id: productId }).max({ position: 'position' }).first()) as
@@ -94,12 +95,14 @@ export async function createVariation(ctx: Ctx, productId: number, input: Static
 export async function updateVariation(ctx: Ctx, productId: number, variationId: number, input: Static<typeof VariationPatch>): Promise<Variation> {
   return transaction(ctx, async (trx, afterCommit) => {
     await lockProduct(trx, productId);
+    // Before the variation's row lock: a class delete holds the class rows, then rewrites variations.
+    const classErrors = await variationTaxClassErrors(trx, [{ field: 'tax_class', tax_class: input.tax_class?.trim() || null }]);
     const previous = presentVariation(await findVariationRow(trx, productId, variationId, true));
     const { values, errors } = resolveVariation(valuesOf(previous), input);
     if (values.manage_stock && values.stock_quantity < previous.stock_on_hold) {
       errors.stock_quantity = { min: `The stock quantity cannot be less than the ${previous.stock_on_hold} unit(s) on hold.` };
     }
-    throwIfAny(errors);
+    throwIfAny({ ...errors, ...classErrors });
     if (input.sku !== undefined) throwIfAny(await skusTaken(trx, [{ field: 'sku', sku: values.sku }], variationId));
     await trx(VARIATIONS)
       .where({ id: variationId })

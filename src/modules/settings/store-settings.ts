@@ -5,6 +5,7 @@ import type { Host } from '../../host/contract';
 import { transaction, type Ctx } from '../../core/context';
 import { fail, type FieldErrors } from '../../core/errors';
 import { recordActivity } from '../activities/service';
+import { missingTaxClassSlugs } from '../tax-classes/lookup';
 import type { StoreSettingsPatch } from './schemas';
 import { CHECKOUT_FIELDS, type CheckoutField, type FieldRule, type StoreSettings } from './types';
 
@@ -83,22 +84,31 @@ function check(settings: StoreSettings): FieldErrors {
   return errors;
 }
 
+/** The rules that read the database: the shipping tax class must be a class (held until the save commits, see `missingTaxClassSlugs`). */
+async function checkReferences(trx: Knex.Transaction, settings: StoreSettings): Promise<FieldErrors> {
+  const missing = await missingTaxClassSlugs(trx, [settings.shipping_tax_class]);
+  return missing.length ? { shipping_tax_class: { exists: 'The selected shipping tax class is invalid.' } } : {};
+}
+
+/** Saves in one transaction with its activity, so that a tax class delete cannot slip between the check and the write. */
 export async function saveStoreSettings(ctx: Ctx, patch: Static<typeof StoreSettingsPatch>): Promise<StoreSettings> {
-  const previous = await getStoreSettings(ctx.host);
-  const next: StoreSettings = {
-    ...previous,
-    ...patch,
-    store_country: (patch.store_country ?? previous.store_country).toUpperCase(),
-    currency: (patch.currency ?? previous.currency).toUpperCase(),
-    checkout_fields: { ...previous.checkout_fields, ...patch.checkout_fields },
-  };
-  const errors = check(next);
-  if (Object.keys(errors).length) throw fail('validation_error', Object.values(Object.values(errors)[0])[0], { errors });
-  const changed = Object.keys(patch).filter((key) => JSON.stringify(previous[key as keyof StoreSettings]) !== JSON.stringify(next[key as keyof StoreSettings]));
-  await ctx.host.options.set('store_settings', next);
-  await transaction(ctx, async (trx, afterCommit) => {
+  return transaction(ctx, async (trx, afterCommit) => {
+    const previous = await getStoreSettings(ctx.host, trx);
+    const next: StoreSettings = {
+      ...previous,
+      ...patch,
+      store_country: (patch.store_country ?? previous.store_country).toUpperCase(),
+      currency: (patch.currency ?? previous.currency).toUpperCase(),
+      checkout_fields: { ...previous.checkout_fields, ...patch.checkout_fields },
+    };
+    const errors = { ...check(next), ...(await checkReferences(trx, next)) };
+    if (Object.keys(errors).length) throw fail('validation_error', Object.values(Object.values(errors)[0])[0], { errors });
+    const changed = Object.keys(patch).filter(
+      (key) => JSON.stringify(previous[key as keyof StoreSettings]) !== JSON.stringify(next[key as keyof StoreSettings]),
+    );
+    await ctx.host.options.set('store_settings', next, trx);
     await recordActivity(trx, ctx, { object_type: 'settings', object_id: 0, title: 'Store settings updated', content: changed.join(', ') }, afterCommit);
     afterCommit(() => ctx.hooks.doAction('store/settings/updated', next, previous));
+    return next;
   });
-  return next;
 }
