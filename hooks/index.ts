@@ -19,6 +19,8 @@ import type { PricedShippingMethod, ShippingMethod, ShippingZone } from '../src/
 import type { TaxClass, TaxClassFallback } from '../src/modules/tax-classes/types';
 import type { TaxOverride } from '../src/modules/tax-overrides/types';
 import type { CountryStatusChange, TaxRate } from '../src/modules/tax-rates/types';
+import type { EmailData } from '../src/modules/email-notification/render/types';
+import type { EmailSettings, NotificationKey, NotificationSettings, ReminderSettings } from '../src/modules/email-notification/types';
 
 declare module '../src/host/contract' {
   interface ActionMap {
@@ -164,6 +166,12 @@ declare module '../src/host/contract' {
     'store/settings/updated': [settings: StoreSettings, previous: StoreSettings];
     /** The payment settings were saved (secrets are never passed, only whether they are set). */
     'store/payment_settings/updated': [settings: PublicPaymentSettings];
+    /** A notification's settings were saved (`PUT /email-notification/{notification}` or `enable-notification`); the third argument is them before. */
+    'store/email_notification/updated': [notification: NotificationKey, settings: NotificationSettings, previous: NotificationSettings];
+    /** The global email settings were saved (`POST /email-notification/save-settings`); the second argument is them before. */
+    'store/email_settings/updated': [settings: EmailSettings, previous: EmailSettings];
+    /** The reminder settings were saved (`/email-notification/reminders`); the second argument is them before. */
+    'store/email_reminders/updated': [settings: ReminderSettings, previous: ReminderSettings];
     /** Order tax records were marked as filed (`POST /taxes`); the ids are those that were unfiled until now. */
     'store/taxes/filed': [ids: number[]];
     /** Before a store role is given to a user (`POST /roles` with `user_id`, the CLI `role assign`): call `veto.reject(message, status?)` to refuse it (answered in the role envelope, default 403). Awaited. */
@@ -214,6 +222,8 @@ declare module '../src/host/contract' {
     'store/shipping/available_methods': [methods: PricedShippingMethod[], context: { country: string; state: string }];
     /** The tax of an order or a cart being priced (`POST /orders`, the cart, the checkout summary, place-order), cents: added to the total, or contained in the prices when `inclusive`. The store's tax engine answers first (priority 1: per-line `lines`, per-rate `rates`, `tax_country`), so a listener at the default priority gets its answer and may change it. `customer` is null for a guest's cart. */
     'store/order/tax': [tax: OrderTax, context: OrderTaxContext];
+    /** The value of a smartcode the store does not know (`{{my.code}}` in a subject, body, footer or admin address): return the text to insert (HTML-escaped in bodies), or null to leave the code as written. `data` is the email's data, its records included. */
+    'store/email/smartcode': [value: string | null, context: { code: string; data: EmailData }];
   }
 }
 

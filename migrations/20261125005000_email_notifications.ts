@@ -25,7 +25,7 @@ export async function up(db: Knex): Promise<void> {
     t.string('kind', 50).notNullable();
     t.string('object_type', 50).notNullable();
     t.integer('object_id').unsigned().notNullable();
-    /** The occasion, e.g. the billing date and the day count (`2026-12-01:7`). */
+    /** The occasion: a billing or trial end date, or `overdue:<days>`. */
     t.string('occasion', 100).notNullable();
     t.dateTime('created_at').notNullable();
     t.unique(['kind', 'object_type', 'object_id', 'occasion'], { indexName: 'store_reminder_marks_once' });

@@ -15,6 +15,10 @@ import { customerProfileRoutes } from './modules/customer-profile/routes';
 import { addressRoutes } from './modules/customers/address-routes';
 import { registerLinkOnVerify } from './modules/customers/link-on-verify';
 import { customerRoutes } from './modules/customers/routes';
+import { emailNotificationRoutes } from './modules/email-notification/admin/routes';
+import { emailPreviewRoutes } from './modules/email-notification/render/preview-routes';
+import { registerEmailReminders } from './modules/email-notification/reminders/sweep';
+import { registerEmailNotifications } from './modules/email-notification/sending/register';
 import { emailVerificationRoutes } from './modules/email-verification/routes';
 import { labelRoutes } from './modules/labels/routes';
 import { customerOrderRoutes } from './modules/orders/customer-order-routes';
@@ -68,6 +72,8 @@ export const storeRoutes: RouteDef[] = [
   ...roleRoutes,
   ...activityRoutes,
   ...emailVerificationRoutes,
+  ...emailNotificationRoutes,
+  ...emailPreviewRoutes,
 ];
 
 /** The composition root: everything the store adds to the host. */
@@ -85,6 +91,8 @@ export async function register(host: Host): Promise<void> {
   registerLinkOnVerify(host, limits);
   registerOrderJobs(host);
   registerSubscriptionJobs(host);
+  registerEmailNotifications(host);
+  registerEmailReminders(host);
   registerSubscriptionActions(host, limits);
   registerTaxEngine(host);
   registerTaxRecords(host);

@@ -373,6 +373,11 @@ export interface JobDefinitionOptions {
   maxAttempts?: number;
   /** Base delay of the exponential backoff between attempts. */
   backoffMs?: number;
+  /**
+   * How many jobs of this name one worker runs at once from a claimed batch (default 1: one after another), for jobs
+   * that mostly wait, such as sending email. The worker loop then claims up to four times that many jobs at a time.
+   */
+  concurrency?: number;
 }
 
 export interface EnqueueOptions {
@@ -406,13 +411,19 @@ export interface Jobs {
 
 /* ------------------------------------------------------------------ misc */
 
+/** A mailbox with a display name; nodemailer quotes and encodes the name. */
+export interface MailAddress {
+  name: string;
+  address: string;
+}
+
 export interface MailMessage {
   to: string | string[];
   subject: string;
   html?: string;
   text?: string;
-  from?: string;
-  replyTo?: string;
+  from?: string | MailAddress;
+  replyTo?: string | MailAddress;
   headers?: Record<string, string>;
 }
 

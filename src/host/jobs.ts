@@ -12,6 +12,7 @@ interface Definition {
   handler: Handler;
   maxAttempts: number;
   backoffMs: number;
+  concurrency: number;
 }
 
 interface Schedule {
@@ -44,6 +45,8 @@ export type JobQueueOptions = Partial<LeaseTiming>;
 
 const DEFAULT_MAX_ATTEMPTS = 5;
 const DEFAULT_BACKOFF_MS = 30_000;
+/** Jobs claimed at a time; the worker loop claims more when a definition runs several at once (`batchSize`). */
+const DEFAULT_BATCH = 10;
 const DEFAULT_LEASE_MS = 5 * 60 * 1000;
 const DEFAULT_HEARTBEAT_MS = 60 * 1000;
 const LEASE_EXPIRED = 'lease expired: the worker stopped without finishing';
@@ -61,6 +64,28 @@ async function retryOnLockConflict<T>(work: () => Promise<T>, tries = 5): Promis
       await new Promise((resolve) => setTimeout(resolve, attempt * 5 + Math.random() * 20));
     }
   }
+}
+
+/** A claimed batch by job name, names in order of their first job, each name's jobs in claim order. */
+function groupByName(jobs: JobRow[]): Map<string, JobRow[]> {
+  const groups = new Map<string, JobRow[]>();
+  for (const job of jobs) {
+    const group = groups.get(job.name);
+    if (group) group.push(job);
+    else groups.set(job.name, [job]);
+  }
+  return groups;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time; waits for all of them, then throws the first error if any. */
+async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  const lanes = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, lane));
+  const failed = lanes.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 function fromSqlTimestamp(value: string): Date {
@@ -99,6 +124,7 @@ export class JobQueue implements Jobs {
       handler: handler as Handler,
       maxAttempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       backoffMs: options.backoffMs ?? DEFAULT_BACKOFF_MS,
+      concurrency: Math.max(1, Math.floor(options.concurrency ?? 1)),
     });
   }
 
@@ -149,7 +175,7 @@ export class JobQueue implements Jobs {
     }
   }
 
-  async runDue(limit = 10): Promise<number> {
+  async runDue(limit = DEFAULT_BATCH): Promise<number> {
     await this.enqueueScheduled();
     const token = `${this.workerId}:${++this.claims}`;
     const claimed = await this.claim(token, limit);
@@ -163,7 +189,9 @@ export class JobQueue implements Jobs {
       claimed.map((job) => ({ id: Number(job.id), name: job.name })),
     );
     try {
-      for (const job of claimed) await this.execute(job, token, lease);
+      for (const [name, jobs] of groupByName(claimed)) {
+        await eachLimited(jobs, this.definitions.get(name)?.concurrency ?? 1, (job) => this.execute(job, token, lease));
+      }
     } finally {
       await lease.end();
     }
@@ -175,10 +203,18 @@ export class JobQueue implements Jobs {
     this.timer = setInterval(() => {
       this.active = this.active
         .then(async () => {
-          while ((await this.runDue()) > 0 && this.timer);
+          while ((await this.runDue(this.batchSize())) > 0 && this.timer);
         })
         .catch((error: unknown) => this.logger.error({ err: error }, 'job worker tick failed'));
     }, pollMs);
+  }
+
+  /**
+   * A batch's jobs of one name run `concurrency` at a time and the next batch is claimed when the whole batch is done:
+   * four rounds per batch keep the lanes busy through most of it.
+   */
+  private batchSize(): number {
+    return Math.max(DEFAULT_BATCH, ...[...this.definitions.values()].map((definition) => 4 * definition.concurrency));
   }
 
   async stop(): Promise<void> {

@@ -3,9 +3,13 @@ import path from 'node:path';
 import type { Transporter } from 'nodemailer';
 import type { Mailer, MailMessage, Site } from './contract';
 
+/** SMTP connections kept open and shared by the messages sent at once (query parameters of the URL win). */
+const SMTP_POOL = { pool: true, maxConnections: 5, maxMessages: 500 } as const;
+
 /**
- * Sends mail through SMTP when a transport URL is configured; otherwise writes each message as an
- * `.eml` file under `<dataDir>/mail`, so a fresh install never loses mail and needs no mail server.
+ * Sends mail through SMTP when a transport URL is configured, over a pool of connections reused from message to
+ * message; otherwise writes each message as an `.eml` file under `<dataDir>/mail`, so a fresh install never loses
+ * mail and needs no mail server.
  */
 export class HostMailer implements Mailer {
   private transport: Transporter | null = null;
@@ -21,7 +25,7 @@ export class HostMailer implements Mailer {
     if (!this.transport) {
       const nodemailer = require('nodemailer') as typeof import('nodemailer');
       this.transport = this.smtpUrl
-        ? nodemailer.createTransport(this.smtpUrl)
+        ? nodemailer.createTransport({ url: this.smtpUrl, ...SMTP_POOL })
         : nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     }
     return this.transport;
@@ -43,5 +47,11 @@ export class HostMailer implements Mailer {
       await fs.writeFile(path.join(this.mailDir, name), info.message);
     }
     return { messageId: info.messageId };
+  }
+
+  /** Closes the pooled SMTP connections (they would keep the process alive). */
+  close(): void {
+    this.transport?.close();
+    this.transport = null;
   }
 }

@@ -131,6 +131,7 @@ export async function createHostServices(config: HostConfig, overrides: HostOver
     },
     async close() {
       await jobs.stop();
+      mailer.close();
       if (!overrides.db) await db.destroy();
     },
   };

@@ -656,6 +656,77 @@ describe('JobQueue', () => {
   });
 });
 
+describe('JobQueue.define(name, handler, { concurrency })', () => {
+  it('runs up to `concurrency` jobs of that name at once from a claimed batch; other names still run one at a time', async () => {
+    const { queue } = setup();
+    const running = { 'test/echo': 0, 'test/record': 0 };
+    const most = { 'test/echo': 0, 'test/record': 0 };
+    const gate = deferred();
+    const track = async (name: keyof typeof running, blockOn: Promise<void>) => {
+      running[name]++;
+      most[name] = Math.max(most[name], running[name]);
+      await blockOn;
+      running[name]--;
+    };
+    let started = 0;
+    queue.define(
+      'test/echo',
+      async ({ n }) => {
+        started++;
+        if (n === 4) throw new Error('the fourth fails');
+        await track('test/echo', gate.promise);
+      },
+      { concurrency: 3, backoffMs: 0 },
+    );
+    queue.define('test/record', () => track('test/record', new Promise((resolve) => setTimeout(resolve, 2))));
+
+    for (let n = 1; n <= 7; n++) await queue.enqueue('test/echo', { value: `mail ${n}`, n });
+    for (let n = 1; n <= 3; n++) await queue.enqueue('test/record', { n });
+
+    const run = queue.runDue(10);
+    await waitFor('three echo jobs running', async () => running['test/echo'] === 3);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(running['test/echo']).toBe(3);
+    expect(started).toBe(3);
+    gate.resolve();
+    expect(await run).toBe(10);
+
+    expect(most).toEqual({ 'test/echo': 3, 'test/record': 1 });
+    expect(started).toBe(7);
+    expect(await countJobs({ name: 'test/echo', status: 'done' })).toBe(6);
+    expect(await countJobs({ name: 'test/echo', status: 'pending', attempts: 1 })).toBe(1);
+    expect(await countJobs({ name: 'test/record', status: 'done' })).toBe(3);
+  });
+
+  it('the worker loop (start) claims four rounds of the largest concurrency at a time', async () => {
+    const { queue } = setup();
+    const gate = deferred();
+    let running = 0;
+    queue.define(
+      'test/record',
+      async () => {
+        running++;
+        await gate.promise;
+      },
+      { concurrency: 3 },
+    );
+    for (let n = 1; n <= 15; n++) await queue.enqueue('test/record', { n });
+
+    queue.start(5);
+    try {
+      await waitFor('three jobs running', async () => running === 3);
+      const claims = (await db('jobs').where({ status: 'running' }).groupBy('locked_by').select('locked_by').count({ n: '*' })) as Array<{
+        n: number | string;
+      }>;
+      expect(claims.map((claim) => Number(claim.n))).toEqual([12]);
+    } finally {
+      gate.resolve();
+      await waitFor('every job done', async () => (await countJobs({ status: 'done' })) === 15);
+      await queue.stop();
+    }
+  });
+});
+
 describe('JobQueue.enqueue(name, payload, { trx })', () => {
   it('writes the job in the caller transaction: it exists if and only if the transaction commits', async () => {
     const { queue } = setup();

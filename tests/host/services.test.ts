@@ -124,11 +124,16 @@ describe('host services', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('sends through SMTP when configured', async () => {
+    it('sends through SMTP when configured, over a pool of at most five connections closed with the mailer', async () => {
       const received: ParsedMail[] = [];
+      let connections = 0;
       const server = new SMTPServer({
         authOptional: true,
         disabledCommands: ['STARTTLS'],
+        onConnect(_session, done) {
+          connections++;
+          done();
+        },
         onData(stream, _session, done) {
           simpleParser(stream).then((mail) => {
             received.push(mail);
@@ -145,6 +150,17 @@ describe('host services', () => {
         expect(received[0].subject).toBe('Hello');
         expect(received[0].text?.trim()).toBe('Plain body');
         expect(received[0].replyTo?.text).toBe('help@store.test');
+
+        await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            mailer.send({ to: `c${i}@example.com`, subject: `Batch ${i}`, text: 'x', from: { name: 'Shop, "Main"', address: 'shop@store.test' } }),
+          ),
+        );
+        expect(received).toHaveLength(21);
+        expect(received[20].from?.value[0]).toEqual({ name: 'Shop, "Main"', address: 'shop@store.test' });
+        expect(connections).toBeGreaterThan(1);
+        expect(connections).toBeLessThanOrEqual(5);
+        mailer.close();
       } finally {
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }

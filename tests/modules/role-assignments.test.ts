@@ -209,6 +209,27 @@ describe('roles: giving roles to users and taking them', () => {
       expect((await app.as(admin).get(`${BASE}/roles/order_manager`)).status).toBe(200);
     });
 
+    it('takes user_id from the query string too: a custom role is taken from that user, not deleted', async () => {
+      const created = await app
+        .as(admin)
+        .post(`${BASE}/roles`)
+        .send({ title: 'Night shift', capabilities: ['orders/view'] });
+      expect(created.status).toBe(200);
+      const [ivy, jo] = [await app.createUser('night-ivy', ['customer']), await app.createUser('night-jo', ['customer'])];
+      for (const user of [ivy, jo]) expect((await assign(admin, user.user.id, 'night_shift')).status).toBe(200);
+
+      const res = await app.as(admin).delete(`${BASE}/roles/night_shift?user_id=${ivy.user.id}`);
+      expect([res.status, res.body]).toEqual([200, { message: 'Role deleted successfully' }]);
+      expect(await rolesOf(ivy.user.id)).toEqual(['customer']);
+      expect(await rolesOf(jo.user.id)).toEqual(['customer', 'night_shift']);
+      expect((await app.as(admin).get(`${BASE}/roles/night_shift`)).status).toBe(200);
+
+      const bad = await app.as(admin).delete(`${BASE}/roles/night_shift?user_id=abc`);
+      expect([bad.status, bad.body.errors]).toEqual([422, { user_id: { integer: 'The user id field must be an integer.' } }]);
+      expect((await app.as(admin).get(`${BASE}/roles/night_shift`)).status).toBe(200);
+      expect(await rolesOf(jo.user.id)).toEqual(['customer', 'night_shift']);
+    });
+
     it.each([
       ['a role the user does not hold', 400, 'Invalid role', () => manager.user.id, 'order_manager'],
       ['an unknown role', 400, 'Invalid role', () => manager.user.id, 'pirate'],

@@ -105,6 +105,65 @@ describe('settings', () => {
     });
   });
 
+  describe('tax settings (PUT /settings/store)', () => {
+    const taxSettings = async () => {
+      const { tax_enabled, prices_include_tax, tax_based_on, tax_rounding, shipping_tax_class, store_vat_number } = (
+        await app.as(admin).get(`${BASE}/settings/store`)
+      ).body.settings;
+      return { tax_enabled, prices_include_tax, tax_based_on, tax_rounding, shipping_tax_class, store_vat_number };
+    };
+    const reset = {
+      tax_enabled: true,
+      prices_include_tax: false,
+      tax_based_on: 'shipping',
+      tax_rounding: 'line',
+      shipping_tax_class: 'standard',
+      store_vat_number: '',
+    };
+    afterEach(async () => {
+      await app.as(admin).put(`${BASE}/settings/store`).send(reset).expect(200);
+      await app.database.db('store_tax_classes').whereNot({ slug: 'standard' }).delete();
+    });
+
+    it('defaults: tax on, prices without tax, the shipping address, rounded per line, shipping in the Standard class, no VAT number', async () => {
+      expect(await taxSettings()).toEqual(reset);
+    });
+
+    it('saves each of them; the shipping tax class may be any existing class', async () => {
+      await app.as(admin).post(`${BASE}/tax/classes`).send({ slug: 'reduced' }).expect(200);
+      const saved = {
+        tax_enabled: false,
+        prices_include_tax: true,
+        tax_based_on: 'store',
+        tax_rounding: 'total',
+        shipping_tax_class: 'reduced',
+        store_vat_number: 'DE123456789',
+      };
+      const res = await app.as(admin).put(`${BASE}/settings/store`).send(saved);
+      expect(res.status).toBe(200);
+      expect(res.body.settings).toMatchObject(saved);
+      expect(await taxSettings()).toEqual(saved);
+      await app.as(admin).put(`${BASE}/settings/store`).send({ tax_based_on: 'billing' }).expect(200);
+      expect(await taxSettings()).toEqual({ ...saved, tax_based_on: 'billing' });
+    });
+
+    it.each([
+      [{ tax_enabled: 1 }, 'tax_enabled', { boolean: 'The tax enabled field must be a boolean.' }],
+      [{ prices_include_tax: 'yes' }, 'prices_include_tax', { boolean: 'The prices include tax field must be a boolean.' }],
+      [{ tax_based_on: 'country' }, 'tax_based_on', { in: 'The selected tax based on is invalid.' }],
+      [{ tax_rounding: 'item' }, 'tax_rounding', { in: 'The selected tax rounding is invalid.' }],
+      [{ shipping_tax_class: 'luxury' }, 'shipping_tax_class', { exists: 'The selected shipping tax class is invalid.' }],
+      [{ shipping_tax_class: 'tax_exempt' }, 'shipping_tax_class', { exists: 'The selected shipping tax class is invalid.' }],
+      [{ shipping_tax_class: '' }, 'shipping_tax_class', { required: 'The shipping tax class field is required.' }],
+      [{ store_vat_number: 'x'.repeat(46) }, 'store_vat_number', { max: 'The store vat number field must not be greater than 45 characters.' }],
+    ])('refuses %j with 422 naming the field; nothing changes', async (body, field, error) => {
+      const before = (await app.as(admin).get(`${BASE}/settings/store`)).body.settings;
+      const res = await app.as(admin).put(`${BASE}/settings/store`).send(body);
+      expect([res.status, res.body.errors]).toEqual([422, { [field]: error }]);
+      expect((await app.as(admin).get(`${BASE}/settings/store`)).body.settings).toEqual(before);
+    });
+  });
+
   describe('vendor-id editing switch', () => {
     it('follows the setting and the store/subscription/vendor_id_editing_enabled filter', async () => {
       const ctx = () => app.ctx();

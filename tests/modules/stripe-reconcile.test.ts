@@ -129,7 +129,10 @@ describe('reconciling refunds stuck pending (job store/payments/reconcile, npm r
     const { orderId } = await stuckRefund('lose');
     app.clock.advance(HOUR);
     await app.host.jobs.enqueue('store/payments/reconcile', {});
-    expect(await app.host.jobs.runDue()).toBeGreaterThanOrEqual(1);
+    // Every due job runs (the payments' emails queued by earlier tests among them).
+    let ran = 0;
+    for (let batch = await app.host.jobs.runDue(50); batch > 0; batch = await app.host.jobs.runDue(50)) ran += batch;
+    expect(ran).toBeGreaterThanOrEqual(1);
     expect((await refundRows(orderId))[0]).toMatchObject({ status: 'refunded' });
   });
 });

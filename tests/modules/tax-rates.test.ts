@@ -126,7 +126,7 @@ describe('tax rates', () => {
       expect(res.body).toEqual({
         tax_rates: [
           {
-            group_name: 'European Union',
+            group_name: 'EU',
             group_code: 'EU',
             countries: [
               { country_code: 'FR', country_name: 'France', rates: [{ class_id: std, name: 'TVA', rate: '20.0000', for_shipping: 5.5 }], total_rates: 1 },

@@ -21,8 +21,9 @@ import { toTimestamp } from '../../core/time';
 import type { PaymentGateway, PaymentRequest, PaymentStart } from '../../gateways/gateway';
 import { recordActivity } from '../activities/service';
 import { completeCartOfOrder } from '../cart/repo';
-import type { Order } from '../order-records/presenter';
+import type { Order, OrderRow } from '../order-records/presenter';
 import { TRANSACTION_STATUS } from '../orders/ledger';
+import { emitOrderEvent } from '../orders/order-events';
 import { markPaidInTransaction } from '../orders/payments';
 import type { PricedCart } from '../cart/pricing';
 import { billsSubscriptions, saveVendorIds, toGatewaySubscription } from '../subscriptions/checkout';
@@ -56,7 +57,11 @@ export async function settleAtCheckout(trx: Knex.Transaction, ctx: Ctx, afterCom
   if (path === 'online') return;
   if (path === 'free') {
     await markPaidInTransaction(ctx, trx, afterCommit, orderId, { payment_method: written.order.payment_method, transaction_id: written.charge.id, amount: 0 });
-  } else afterCommit(() => ctx.hooks.doAction('store/order/placed_offline', written.order));
+  } else {
+    const row = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
+    await emitOrderEvent(ctx, trx, { type: 'placed_offline', order: row });
+    afterCommit(() => ctx.hooks.doAction('store/order/placed_offline', written.order));
+  }
   await completeCartOfOrder(trx, orderId, toTimestamp(ctx.clock.now()));
 }
 

@@ -1,7 +1,7 @@
 import type { NotificationDefinition, NotificationKey, SmartcodeGroup } from './types';
 
 const ORDER: SmartcodeGroup[] = ['general', 'settings', 'order', 'customer', 'transaction', 'license'];
-const SUBSCRIPTION: SmartcodeGroup[] = ['general', 'settings', 'order', 'customer', 'transaction'];
+const SUBSCRIPTION: SmartcodeGroup[] = ['general', 'settings', 'subscription', 'order', 'customer', 'transaction'];
 
 type Entry = Omit<NotificationDefinition, 'name' | 'group_label' | 'smartcode_groups' | 'template_path'> & { template: string };
 
@@ -199,7 +199,7 @@ export const NOTIFICATIONS: Record<NotificationKey, NotificationDefinition> = Ob
       ...entry,
       name: name as NotificationKey,
       group_label: GROUP_LABELS[entry.group],
-      smartcode_groups: entry.group === 'order' ? ORDER : SUBSCRIPTION,
+      smartcode_groups: entry.group === 'order' || name.startsWith('invoice_') ? ORDER : SUBSCRIPTION,
       template_path: `${template}.mjml`,
     },
   ]),

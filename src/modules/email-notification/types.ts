@@ -25,8 +25,8 @@ export type NotificationGroup = 'order' | 'subscription' | 'scheduler';
 export type Recipient = 'admin' | 'customer';
 export type YesNo = 'yes' | 'no';
 
-/** The smartcode groups the spec lists. */
-export type SmartcodeGroup = 'order' | 'general' | 'customer' | 'transaction' | 'settings' | 'license';
+/** The smartcode groups the spec lists, and `subscription` (the codes of the subscription emails, an addition). */
+export type SmartcodeGroup = 'order' | 'general' | 'customer' | 'transaction' | 'settings' | 'license' | 'subscription';
 
 /** What the store knows of a notification (code, not settings). */
 export interface NotificationDefinition {
@@ -99,7 +99,10 @@ export interface SendEmailJob {
   notification: NotificationKey;
   object_type: 'order' | 'subscription';
   object_id: number;
-  /** Unique per occurrence of the event on the object: `paid`, `refunded:<refund transaction id>`, `renewed:<order id>`, `reminder:<occasion>`. */
+  /**
+   * Unique per occurrence of the event on the object: `placed`, `paid`, `refunded:<refund transaction id>`, `shipped`,
+   * `delivered`, `renewed:<renewal order id>`, `canceled:<time of the cancel>`, `reminder:<occasion>`.
+   */
   event_key: string;
   /** The transaction the email is about (a payment, a refund), when there is one. */
   transaction_id?: number;

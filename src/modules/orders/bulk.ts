@@ -12,6 +12,7 @@ import { capturePayments } from './capture';
 import { releaseOrderCouponUses, restoreOrderCouponUses } from './coupon-uses';
 import { deleteOrders } from './delete';
 import type { BulkAction, BulkActionBody } from './manage-schemas';
+import { emitOrderEvent } from './order-events';
 import { markPaidInTransaction } from './payments';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
@@ -127,7 +128,9 @@ async function changeShippingStatus(ctx: Ctx, ids: number[], status: ShippingSta
         { object_type: 'order', object_id: id, title: 'Shipping status changed', content: `From ${previous || 'none'} to ${status}.` },
         afterCommit,
       );
-      const order = await reload(trx, id);
+      const row = (await trx('store_orders').where({ id }).first()) as OrderRow;
+      await emitOrderEvent(ctx, trx, { type: 'shipping_status_changed', order: row, previous });
+      const order = presentOrder(row);
       afterCommit(() => {
         ctx.hooks.doAction('store/order/shipping_status_changed', order, previous);
         ctx.hooks.doAction(SHIPPING_HOOKS[status], order, previous);

@@ -12,7 +12,11 @@ export type OrderEvent =
   /** The order became paid; `order` is the row after the change, `charge_id` the transaction that paid it. */
   | { type: 'paid'; order: OrderRow; charge_id: number }
   /** A refund settled; `order` is the row after the ledger moved, `amount` the cents given back. */
-  | { type: 'refunded'; order: OrderRow; amount: number; refund_transaction_id: number };
+  | { type: 'refunded'; order: OrderRow; amount: number; refund_transaction_id: number }
+  /** The shipping status changed from `previous` (`''` for none) to `order.shipping_status`. */
+  | { type: 'shipping_status_changed'; order: OrderRow; previous: string }
+  /** Checkout placed the order with an offline method (cash on delivery, bank transfer): it waits for an admin to mark it paid. */
+  | { type: 'placed_offline'; order: OrderRow };
 
 export type OrderEventListener = (ctx: Ctx, trx: Knex.Transaction, event: OrderEvent) => Promise<void>;
 

@@ -18,6 +18,7 @@ import { presentCustomer, type CustomerRow } from '../customers/presenter';
 import type { CustomerRecord } from '../customers/types';
 import { isUniqueViolation } from '../products/validation';
 import { getStoreSettings } from '../settings/store-settings';
+import { emitOrderEvent } from './order-events';
 import { markPaidInTransaction } from './payments';
 import { holdOrderStock, releaseOrderStock } from './stock-state';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
@@ -270,6 +271,8 @@ export async function updateOrder(ctx: Ctx, orderId: number, body: UpdateOrderBo
     const fulfillment = fulfillmentOf(lines);
     const paymentStatus = paymentStatusAfter(before, totals.total_amount, fields.payment_status);
     const method = fields.payment_method ?? String(before.payment_method ?? '');
+    const previousShipping = String(before.shipping_status ?? '');
+    const shippingStatus = shippingStatusFor(fulfillment, previousShipping);
     const nextConfig: OrderConfig = { ...config, discount: storedDiscount, shipping, ...(fields.user_tz !== undefined ? { user_tz: fields.user_tz } : {}) };
     await trx(ORDERS)
       .where({ id: orderId })
@@ -278,7 +281,7 @@ export async function updateOrder(ctx: Ctx, orderId: number, body: UpdateOrderBo
         status,
         payment_status: paymentStatus,
         fulfillment_type: fulfillment,
-        shipping_status: shippingStatusFor(fulfillment, String(before.shipping_status ?? '')),
+        shipping_status: shippingStatus,
         currency,
         rate,
         ...totalsColumns(totals),
@@ -313,6 +316,10 @@ export async function updateOrder(ctx: Ctx, orderId: number, body: UpdateOrderBo
       lines,
     };
     await logUpdate(trx, ctx, afterCommit, previous, summary);
+    if (shippingStatus !== previousShipping) {
+      const row = (await trx(ORDERS).where({ id: orderId }).first()) as OrderRow;
+      await emitOrderEvent(ctx, trx, { type: 'shipping_status_changed', order: row, previous: previousShipping });
+    }
     let order: Order | null = null;
     afterCommit(() => {
       if (order) fireUpdateHooks(ctx, order, previous, summary);

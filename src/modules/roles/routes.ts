@@ -3,7 +3,7 @@ import { RolePolicy } from '../../core/policies';
 import { route, type RouteDef } from '../../core/routes';
 import { label } from '../../core/validate';
 import { assignRole, removeRole } from './assignments';
-import { RoleDeleteBody, RoleParams, RolePatchBody, RolePostBody, RoleUserListQuery } from './schemas';
+import { RoleDeleteBody, RoleDeleteQuery, RoleParams, RolePatchBody, RolePostBody, RoleUserListQuery } from './schemas';
 import { createRole, deleteRole, getRole, listRoles, updateRole } from './service';
 import { listManagers, listRoleUsers } from './user-lists';
 
@@ -67,10 +67,11 @@ export const roleRoutes: RouteDef[] = [
     ...roleRoute,
     method: 'DELETE',
     path: '/roles/:key',
-    schema: { params: RoleParams, body: RoleDeleteBody },
-    handler: async (ctx, { params, body }) => {
-      if (body.user_id === undefined) await deleteRole(ctx, params.key);
-      else await removeRole(ctx, params.key, body.user_id);
+    schema: { params: RoleParams, body: RoleDeleteBody, query: RoleDeleteQuery },
+    handler: async (ctx, { params, body, query }) => {
+      const userId = body.user_id ?? query.user_id;
+      if (userId === undefined) await deleteRole(ctx, params.key);
+      else await removeRole(ctx, params.key, userId);
       return { message: 'Role deleted successfully' };
     },
   }),

@@ -29,6 +29,14 @@ export const RoleDeleteBody = Type.Object({
   user_id: Type.Optional(Id({ description: 'Take the role from this user (instead of deleting the role).' })),
 });
 
+/**
+ * `user_id` may also come in the query string (many clients send no body with DELETE): ignoring it there would delete
+ * the whole role where the caller meant to take it from one user.
+ */
+export const RoleDeleteQuery = Type.Object({
+  user_id: Type.Optional(Id({ description: 'As `user_id` in the body.' })),
+});
+
 /** An id list item: one id, or a comma list of them. */
 const ID_LIST = '^\\s*[1-9][0-9]{0,9}(\\s*,\\s*[1-9][0-9]{0,9})*\\s*$';
 

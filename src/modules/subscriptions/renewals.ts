@@ -22,6 +22,7 @@ import { markPaidInTransaction } from '../orders/payments';
 import { addInterval, nextStatus } from './lifecycle';
 import { presentSubscription, type SubscriptionRow } from './presenter';
 import { transitionSubscription } from './service';
+import { emitSubscriptionEvent } from './subscription-events';
 import type { Subscription } from './types';
 
 export interface RenewalInput {
@@ -205,7 +206,9 @@ export async function recordRenewal(ctx: Ctx, trx: Knex.Transaction, afterCommit
   const after = await transitionSubscription(ctx, trx, afterCommit, subscription.id, event, patch, {
     note: `Renewal order #${orderId} paid: ${amount} (charge ${input.vendor_charge_id}), payment ${billCount}${subscription.bill_times > 0 ? ` of ${subscription.bill_times}` : ''}.`,
   });
-  const paid = presentOrder((await trx(ORDERS).where({ id: orderId }).first()) as OrderRow);
+  const paidRow = (await trx(ORDERS).where({ id: orderId }).first()) as OrderRow;
+  await emitSubscriptionEvent(ctx, trx, { type: 'renewed', subscription: after, order: paidRow });
+  const paid = presentOrder(paidRow);
   order = paid;
   afterCommit(() => ctx.hooks.doAction('store/subscription/renewed', after, paid));
   return { outcome: 'renewed', order_id: orderId, subscription: after };

@@ -6,6 +6,7 @@ import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { addInterval, nextStatus, type SubscriptionEvent } from './lifecycle';
 import { presentSubscription, type SubscriptionRow } from './presenter';
+import { emitSubscriptionEvent } from './subscription-events';
 import { SUBSCRIPTION_STATUSES, type Subscription, type SubscriptionStatus } from './types';
 
 /** Columns a transition may write along with the status (`status` itself only for `sync`: the gateway's status). */
@@ -104,6 +105,7 @@ export async function transitionSubscription(
     { object_type: 'subscription', object_id: subscriptionId, title, content, status: event === 'fail' ? 'warning' : 'info' },
     afterCommit,
   );
+  if (moved && after.status === 'canceled') await emitSubscriptionEvent(ctx, trx, { type: 'canceled', subscription: after, previous: before.status });
 
   afterCommit(() => {
     if (moved) {

@@ -45,7 +45,8 @@ function slugFor(title: string, classes: TaxClass[]): string {
 /** The slug and title of the class to create, or the spec's refusal (in the spec's order of checks). */
 function chooseClass(input: Static<typeof TaxClassBody>, classes: TaxClass[]): { slug: string; title: string } {
   const title = (input.title ?? '').trim();
-  const builtin = BUILTIN_CLASSES.find((b) => b.slug === input.slug);
+  const wanted = (input.slug ?? '').trim().toLowerCase();
+  const builtin = BUILTIN_CLASSES.find((b) => b.slug === wanted);
   if (builtin) {
     if (classes.some((c) => c.slug === builtin.slug)) throw fail('locked', 'This tax class already exists');
     checkTitleLength(title);

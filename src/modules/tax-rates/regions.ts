@@ -2,7 +2,7 @@ import { countries as countryData, type TCountryCode } from 'countries-list';
 
 /** The region groups of the rates page, in the order `GET /tax/rates` lists them. */
 export const TAX_GROUPS = [
-  { code: 'EU', name: 'European Union' },
+  { code: 'EU', name: 'EU' },
   { code: 'EUR', name: 'Europe' },
   { code: 'NA', name: 'North America' },
   { code: 'SA', name: 'South America' },

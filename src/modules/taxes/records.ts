@@ -37,7 +37,7 @@ async function writeRefunded(ctx: Ctx, trx: Knex.Transaction, order: OrderRow, r
 
 async function onEvent(ctx: Ctx, trx: Knex.Transaction, event: OrderEvent): Promise<void> {
   if (event.type === 'paid') await writePaid(ctx, trx, event.order);
-  else await writeRefunded(ctx, trx, event.order, event.refund_transaction_id);
+  else if (event.type === 'refunded') await writeRefunded(ctx, trx, event.order, event.refund_transaction_id);
 }
 
 /** Order tax records follow payments and refunds inside their transactions: a failed write rolls the payment or refund back. */

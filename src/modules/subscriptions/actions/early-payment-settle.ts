@@ -8,6 +8,7 @@ import { presentOrder, type OrderRow } from '../../order-records/presenter';
 import { nextStatus } from '../lifecycle';
 import { presentSubscription, type SubscriptionRow } from '../presenter';
 import { transitionSubscription } from '../service';
+import { emitSubscriptionEvent } from '../subscription-events';
 import { earlyPaymentMarkOf } from './early-payment-order';
 import { endAtGatewayLater } from './end-at-gateway';
 
@@ -44,7 +45,8 @@ export async function countEarlyPayment(ctx: Ctx, trx: Knex.Transaction, afterCo
     );
     return;
   }
-  const paid = presentOrder((await trx('store_orders').where({ id: orderId }).first()) as OrderRow);
+  const paidRow = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
+  const paid = presentOrder(paidRow);
   const earlier = Array.isArray(subscription.config.early_payments) ? subscription.config.early_payments : [];
   const config = {
     ...subscription.config,
@@ -64,5 +66,6 @@ export async function countEarlyPayment(ctx: Ctx, trx: Knex.Transaction, afterCo
     },
   );
   if (completes) await endAtGatewayLater(ctx.host, trx, subscription.id);
+  await emitSubscriptionEvent(ctx, trx, { type: 'renewed', subscription: after, order: paidRow });
   afterCommit(() => ctx.hooks.doAction('store/subscription/renewed', after, paid));
 }
