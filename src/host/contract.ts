@@ -346,6 +346,11 @@ export interface Options {
    * database again once the transaction has ended).
    */
   set<K extends keyof OptionMap>(name: K, value: OptionMap[K], via?: Knex.Transaction): Promise<void>;
+  /**
+   * The stored value read from the table (never the cache) with its row locked until `trx` ends: the start of a
+   * read-modify-write that must keep a concurrent save of another part of the option.
+   */
+  lock<K extends keyof OptionMap>(name: K, fallback: OptionMap[K], trx: Knex.Transaction): Promise<OptionMap[K]>;
   delete(name: keyof OptionMap): Promise<void>;
 }
 

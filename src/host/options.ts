@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock, OptionMap, Options } from './contract';
+import { dialectOf } from './database';
 
 interface Cached {
   value: unknown;
@@ -48,6 +49,13 @@ export class OptionStore implements Options {
     this.cache.delete(name);
     const forget = () => void this.cache.delete(name);
     via.executionPromise.then(forget, forget);
+  }
+
+  async lock<K extends keyof OptionMap>(name: K, fallback: OptionMap[K], trx: Knex.Transaction): Promise<OptionMap[K]> {
+    const query = trx('options').where({ name }).first('value');
+    // SQLite has one writer at a time: the transaction itself is the lock.
+    const row = (await (dialectOf(trx) === 'mysql' ? query.forUpdate() : query)) as { value: string | null } | undefined;
+    return row?.value == null ? fallback : (JSON.parse(row.value) as OptionMap[K]);
   }
 
   async delete(name: keyof OptionMap): Promise<void> {

@@ -103,6 +103,23 @@ describe('settings', () => {
       expect((await app.as(reader).put(`${BASE}/settings/store`).send({ store_name: 'Nope' })).status).toBe(403);
       expect((await app.as(manager).put(`${BASE}/settings/store`).send({ store_name: 'Nope' })).status).toBe(403);
     });
+
+    it('parallel saves of different settings all stay (each save reads the stored row locked, not the 5 s cache)', async () => {
+      const saves = [
+        { store_name: 'Parallel Store' },
+        { invoice_prefix: 'PAR-' },
+        { orders_per_page: 25 },
+        { store_vat_number: 'DE123' },
+        { terms_url: 'https://example.com/terms' },
+      ];
+      const before = (await app.as(admin).get(`${BASE}/settings/store`)).body.settings;
+      const answers = await Promise.all(saves.map((body) => app.as(admin).put(`${BASE}/settings/store`).send(body)));
+      expect(answers.map((res) => res.status)).toEqual(saves.map(() => 200));
+      const res = await app.as(admin).get(`${BASE}/settings/store`);
+      expect(res.body.settings).toMatchObject(Object.assign({}, ...saves));
+      const restore = Object.fromEntries(saves.flatMap((body) => Object.keys(body)).map((key) => [key, before[key]]));
+      await app.as(admin).put(`${BASE}/settings/store`).send(restore).expect(200);
+    });
   });
 
   describe('tax settings (PUT /settings/store)', () => {

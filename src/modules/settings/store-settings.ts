@@ -3,6 +3,7 @@ import countries from 'i18n-iso-countries';
 import type { Static } from '@sinclair/typebox';
 import type { Host } from '../../host/contract';
 import { transaction, type Ctx } from '../../core/context';
+import { retryOnLockConflict } from '../../core/db';
 import { fail, type FieldErrors } from '../../core/errors';
 import { recordActivity } from '../activities/service';
 import { missingTaxClassSlugs } from '../tax-classes/lookup';
@@ -59,9 +60,14 @@ export const DEFAULT_STORE_SETTINGS: StoreSettings = {
 };
 
 /** The store settings: what is saved, over the defaults. */
+const withDefaults = (saved: Partial<StoreSettings>): StoreSettings => ({
+  ...DEFAULT_STORE_SETTINGS,
+  ...saved,
+  checkout_fields: { ...DEFAULT_STORE_SETTINGS.checkout_fields, ...saved.checkout_fields },
+});
+
 export async function getStoreSettings(host: Host, via?: Knex.Transaction): Promise<StoreSettings> {
-  const saved = await host.options.get('store_settings', {}, via);
-  return { ...DEFAULT_STORE_SETTINGS, ...saved, checkout_fields: { ...DEFAULT_STORE_SETTINGS.checkout_fields, ...saved.checkout_fields } };
+  return withDefaults(await host.options.get('store_settings', {}, via));
 }
 
 /** Whether the subscription vendor-id endpoints are on: the setting, through `store/subscription/vendor_id_editing_enabled`. */
@@ -92,8 +98,13 @@ async function checkReferences(trx: Knex.Transaction, settings: StoreSettings): 
 
 /** Saves in one transaction with its activity, so that a tax class delete cannot slip between the check and the write. */
 export async function saveStoreSettings(ctx: Ctx, patch: Static<typeof StoreSettingsPatch>): Promise<StoreSettings> {
+  // Two first saves (no row yet) can deadlock on MariaDB's gap locks: the loser runs again.
+  return retryOnLockConflict(() => saveInTransaction(ctx, patch));
+}
+
+function saveInTransaction(ctx: Ctx, patch: Static<typeof StoreSettingsPatch>): Promise<StoreSettings> {
   return transaction(ctx, async (trx, afterCommit) => {
-    const previous = await getStoreSettings(ctx.host, trx);
+    const previous = withDefaults(await ctx.host.options.lock('store_settings', {}, trx));
     const next: StoreSettings = {
       ...previous,
       ...patch,

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Host } from '../../host/contract';
 import { transaction, type Ctx } from '../../core/context';
 import { countryName, isKnownCountry } from '../../core/address';
-import { lockForUpdate, parseJson, retryOnLockConflict } from '../../core/db';
+import { retryOnLockConflict } from '../../core/db';
 import { fail } from '../../core/errors';
 import { recordActivity } from '../activities/service';
 import { EU_MEMBERS } from './regions';
@@ -45,8 +45,7 @@ export async function setCountryStatus(ctx: Ctx, codeText: string, enabled: 0 | 
   const change: CountryStatusChange = { code, countries, enabled };
   await retryOnLockConflict(() =>
     transaction(ctx, async (trx, afterCommit) => {
-      const [row] = (await lockForUpdate(trx('options').where({ name: STATUS_OPTION }).select('value'), trx)) as Array<{ value: string | null }>;
-      const previous = parseJson<Record<string, 0 | 1>>(row?.value, {});
+      const previous = await ctx.host.options.lock(STATUS_OPTION, {}, trx);
       await ctx.host.options.set(STATUS_OPTION, { ...previous, ...Object.fromEntries(countries.map((country) => [country, enabled])) }, trx);
       await recordActivity(
         trx,

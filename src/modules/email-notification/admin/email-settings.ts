@@ -7,7 +7,7 @@ import { recordActivity } from '../../activities/service';
 import { SMARTCODE_GROUPS } from '../render/smartcodes';
 import { defaultEmailSettings, getEmailSettings } from '../settings';
 import type { EmailSettings } from '../types';
-import { readOptionLocked, saveInTransaction } from './saving';
+import { saveInTransaction } from './saving';
 import type { EmailSettingsBody } from './schemas';
 
 export const SAVED = 'Email settings saved successfully';
@@ -50,7 +50,7 @@ function adminEmails(text: string): string {
 export async function saveEmailSettings(ctx: Ctx, body: Static<typeof EmailSettingsBody>): Promise<EmailSettings> {
   const admin_email = adminEmails(body.admin_email);
   return saveInTransaction(ctx, FAILED, async (trx, afterCommit) => {
-    const previous: EmailSettings = { ...defaultEmailSettings(ctx.host), ...(await readOptionLocked(trx, 'email_settings', {})) };
+    const previous: EmailSettings = { ...defaultEmailSettings(ctx.host), ...(await ctx.host.options.lock('email_settings', {}, trx)) };
     const next: EmailSettings = {
       ...previous,
       ...body,

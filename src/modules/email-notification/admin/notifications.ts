@@ -6,7 +6,7 @@ import { isNotificationKey, NOTIFICATIONS } from '../catalog';
 import { SMARTCODE_GROUPS } from '../render/smartcodes';
 import { defaultNotificationSettings, getNotificationSettings } from '../settings';
 import { NOTIFICATION_KEYS, type NotificationKey, type NotificationSettings, type NotificationTemplate, type YesNo } from '../types';
-import { readOptionLocked, saveInTransaction } from './saving';
+import { saveInTransaction } from './saving';
 
 export const UPDATED = 'Notification updated successfully';
 const FAILED = 'Failed to update notification';
@@ -66,7 +66,7 @@ function applyChange(previous: NotificationSettings, change: NotificationChange)
 export async function updateNotification(ctx: Ctx, name: string, change: NotificationChange): Promise<NotificationSettings> {
   const key = notificationKey(name);
   return saveInTransaction(ctx, FAILED, async (trx, afterCommit) => {
-    const saved = await readOptionLocked(trx, 'email_notifications', {});
+    const saved = await ctx.host.options.lock('email_notifications', {}, trx);
     const previous: NotificationSettings = { ...defaultNotificationSettings(key), ...saved[key] };
     const next = applyChange(previous, change);
     await ctx.host.options.set('email_notifications', { ...saved, [key]: next }, trx);

@@ -6,7 +6,7 @@ import { recordActivity } from '../../activities/service';
 import { DEFAULT_REMINDER_SETTINGS, getReminderSettings } from '../settings';
 import type { ReminderSettings } from '../types';
 import { REMINDER_DAYS_FIELDS, REMINDER_FIELDS } from './reminder-fields';
-import { readOptionLocked, saveInTransaction } from './saving';
+import { saveInTransaction } from './saving';
 import type { ReminderSettingsBody } from './schemas';
 
 export const REMINDERS_SAVED = 'Reminder settings saved successfully';
@@ -55,7 +55,7 @@ function check(settings: ReminderSettings, overdueDays: number[] | null): FieldE
  */
 export async function saveReminderSettings(ctx: Ctx, body: Static<typeof ReminderSettingsBody>): Promise<ReminderSettings> {
   return saveInTransaction(ctx, FAILED, async (trx, afterCommit) => {
-    const previous: ReminderSettings = { ...DEFAULT_REMINDER_SETTINGS, ...(await readOptionLocked(trx, 'email_reminders', {})) };
+    const previous: ReminderSettings = { ...DEFAULT_REMINDER_SETTINGS, ...(await ctx.host.options.lock('email_reminders', {}, trx)) };
     const merged: ReminderSettings = { ...previous, ...body };
     const overdueDays = parseDayList(merged.invoice_reminder_overdue_days);
     throwIfAny(check(merged, overdueDays));

@@ -53,8 +53,11 @@ export const EmailSettingsBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Day counts are whole non-negative numbers; their ranges apply only when their toggle is on (see reminder-fields.ts). */
-const dayCount = () => Type.Optional(IntegerIn(0, MAX_INT));
+/**
+ * Day counts are whole numbers; the spec applies their ranges (a negative count included) only while their toggle is on
+ * (see reminder-fields.ts), and an unused count is never read.
+ */
+const dayCount = () => Type.Optional(IntegerIn(-MAX_INT, MAX_INT));
 
 export const ReminderSettingsBody = Type.Object(
   {
