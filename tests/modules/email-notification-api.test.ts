@@ -126,6 +126,49 @@ describe('email notifications admin API', () => {
     });
   });
 
+  describe("the spec's Events table", () => {
+    /** Group, template key, event and recipient, row by row as the spec lists them. */
+    const EVENTS: Array<[group: string, key: string, event: string, recipient: string]> = [
+      ['order', 'order_paid_admin', 'order_paid_done', 'admin'],
+      ['order', 'order_paid_customer', 'order_paid', 'customer'],
+      ['order', 'order_refunded_admin', 'order_refunded', 'admin'],
+      ['order', 'order_refunded_customer', 'order_refunded', 'customer'],
+      ['order', 'order_shipped_customer', 'shipping_status_changed_to_shipped', 'customer'],
+      ['order', 'order_delivered_customer', 'shipping_status_changed_to_delivered', 'customer'],
+      ['order', 'order_placed_admin', 'order_placed_offline', 'admin'],
+      ['order', 'order_placed_customer', 'order_placed_offline', 'customer'],
+      ['subscription', 'subscription_renewal_customer', 'subscription_renewed', 'customer'],
+      ['subscription', 'subscription_renewal_admin', 'subscription_renewed', 'admin'],
+      ['subscription', 'subscription_canceled_customer', 'subscription_canceled', 'customer'],
+      ['subscription', 'subscription_canceled_admin', 'subscription_canceled', 'admin'],
+      ['scheduler', 'invoice_reminder_overdue_customer', 'invoice_reminder_overdue', 'customer'],
+      ['scheduler', 'invoice_reminder_overdue_admin', 'invoice_reminder_overdue', 'admin'],
+      ['scheduler', 'subscription_renewal_reminder_customer', 'subscription_renewal_reminder', 'customer'],
+      ['scheduler', 'subscription_renewal_reminder_admin', 'subscription_renewal_reminder', 'admin'],
+      ['scheduler', 'subscription_trial_end_reminder_customer', 'subscription_trial_end_reminder', 'customer'],
+      ['scheduler', 'subscription_trial_end_reminder_admin', 'subscription_trial_end_reminder', 'admin'],
+    ];
+
+    it('lists exactly the eighteen template keys of the table', async () => {
+      const res = await api().get(URL);
+      expect(Object.keys(res.body.data).sort()).toEqual(EVENTS.map(([, key]) => key).sort());
+    });
+
+    it.each(EVENTS)('%s: %s is bound to %s, sent to the %s', async (group, key, event, recipient) => {
+      const listed = (await api().get(URL)).body.data[key];
+      const detail = await api().get(`${URL}/${key}`);
+      expect(detail.status).toBe(200);
+      for (const template of [listed, detail.body.data]) {
+        expect(template).toMatchObject({ name: key, group, event, recipient, is_async: expect.any(Boolean) });
+        expect(template.group_label).toEqual(expect.any(String));
+        expect(template.template_path).toMatch(/\.mjml$/);
+        expect(template.settings).toEqual({ active: expect.stringMatching(/^(yes|no)$/), subject: expect.any(String), is_default_body: 'yes', email_body: '' });
+        expect(template.settings.subject).not.toBe('');
+      }
+      expect(Object.keys(detail.body.shortcodes)).toEqual(listed.smartcode_groups);
+    });
+  });
+
   describe('GET /email-notification/{notification}', () => {
     it('answers the notification and the smartcode groups it may use', async () => {
       const res = await api().get(`${URL}/order_refunded_customer`);
@@ -183,6 +226,15 @@ describe('email notifications admin API', () => {
         title: 'Email notification updated',
         content: 'order_shipped_customer: active, subject, is_default_body, email_body',
       });
+    });
+
+    it('takes back the settings GET /email-notification/{notification} answers, with a new subject', async () => {
+      const shown = (await api().get(`${URL}/subscription_canceled_customer`)).body.data.settings;
+      const res = await api()
+        .put(`${URL}/subscription_canceled_customer`)
+        .send({ settings: { ...shown, subject: 'Sorry to see you go' } });
+      expect([res.status, res.body]).toEqual([200, { message: 'Notification updated successfully' }]);
+      expect((await api().get(`${URL}/subscription_canceled_customer`)).body.data.settings).toEqual({ ...shown, subject: 'Sorry to see you go' });
     });
 
     it("restores the default body with is_default_body 'yes' (the custom body is stored empty)", async () => {
@@ -456,6 +508,37 @@ describe('email notifications admin API', () => {
     });
   });
 
+  describe('GET /email-notification/get-short-codes: the groups and codes the spec lists', () => {
+    const SPEC_CODES: Record<string, string[]> = {
+      order: ['order.id', 'order.invoice_no', 'order.status', 'order.total_amount_formatted', 'order.customer_dashboard_link', 'order.created_at'],
+      general: ['site.admin_email', 'site.site_url', 'site.site_title', 'user.display_name', 'user.user_email'],
+      customer: ['first_name', 'last_name', 'email', 'city', 'state', 'country'].map((field) => `order.billing.${field}`),
+      transaction: [
+        'total',
+        'total_formatted',
+        'refund_amount',
+        'refund_amount_formatted',
+        'payment_method',
+        'card_last_4',
+        'card_brand',
+        'status',
+        'currency',
+      ].map((field) => `transaction.${field}`),
+      settings: ['store_name', 'store_logo', 'store_address', 'store_address2', 'store_country', 'store_state', 'store_city', 'store_postcode'].map(
+        (field) => `settings.${field}`,
+      ),
+      license: ['sl', 'key', 'status', 'product_name', 'variant', 'limit', 'activation_count', 'expiration_date'].map((field) => `license.${field}`),
+    };
+
+    it.each(Object.entries(SPEC_CODES))('group %s: {title, key, shortcodes} with every code the spec names, each labelled', async (group, codes) => {
+      const res = await api().get(`${URL}/get-short-codes`);
+      expect(res.status).toBe(200);
+      const view = res.body.data.shortcodes[group];
+      expect(view).toEqual({ title: expect.any(String), key: group, shortcodes: expect.any(Object) });
+      for (const code of codes) expect(view.shortcodes[`{{${code}}}`]).toEqual(expect.stringMatching(/\S/));
+    });
+  });
+
   describe('GET /email-notification/get-settings', () => {
     it('answers the defaults and the smartcodes admin_email may hold', async () => {
       const res = await api().get(`${URL}/get-settings`);
@@ -514,6 +597,13 @@ describe('email notifications admin API', () => {
       expect((await activities()).pop()).toMatchObject({ object_type: 'settings', object_id: 0, title: 'Email settings updated' });
     });
 
+    it('takes back what GET /email-notification/get-settings answers, unchanged', async () => {
+      const shown = (await api().get(`${URL}/get-settings`)).body.data;
+      const res = await api().post(`${URL}/save-settings`).send(shown);
+      expect([res.status, res.body]).toEqual([200, { message: 'Email settings saved successfully' }]);
+      expect((await api().get(`${URL}/get-settings`)).body.data).toEqual(shown);
+    });
+
     it('keeps the saved value of every optional field left out', async () => {
       const before = (await stored('email_settings')) as Row;
       await api().post(`${URL}/save-settings`).send({ from_name: 'Renamed', from_email: 'new@acme.test', admin_email: 'ops@acme.test' }).expect(200);
@@ -526,6 +616,17 @@ describe('email notifications admin API', () => {
         .send({ ...valid, from_name: 'n'.repeat(255), reply_to_name: 'r'.repeat(255), reply_to_email: '' })
         .expect(200);
       expect(await stored('email_settings')).toMatchObject({ reply_to_email: '', from_name: 'n'.repeat(255) });
+    });
+
+    it('takes from and reply-to addresses of 255 characters', async () => {
+      const from = `${'f'.repeat(243)}@example.com`;
+      const replyTo = `${'r'.repeat(243)}@example.com`;
+      expect([from.length, replyTo.length]).toEqual([255, 255]);
+      const res = await api()
+        .post(`${URL}/save-settings`)
+        .send({ ...valid, from_email: from, reply_to_email: replyTo });
+      expect([res.status, res.body]).toEqual([200, { message: 'Email settings saved successfully' }]);
+      expect(await stored('email_settings')).toMatchObject({ from_email: from, reply_to_email: replyTo });
     });
 
     const long = `${'a'.repeat(244)}@example.com`;
@@ -666,6 +767,13 @@ describe('email notifications admin API', () => {
       await app.host.options.delete('email_reminders');
     });
 
+    it('takes back what GET /email-notification/reminders answers, unchanged', async () => {
+      const shown = (await api().get(`${URL}/reminders`)).body.settings;
+      const res = await save(shown);
+      expect([res.status, res.body.settings]).toEqual([200, shown]);
+      expect((await api().get(`${URL}/reminders`)).body.settings).toEqual(shown);
+    });
+
     it('saves, answers the message and the settings, logs an activity and fires store/email_reminders/updated', async () => {
       let res;
       const fired = await recordHooks(async () => {
@@ -706,15 +814,17 @@ describe('email notifications admin API', () => {
         const res = await save({ [toggle]: 'yes', [field]: value });
         expect([res.status, res.body.settings?.[field]]).toEqual([200, value]);
       }
-      for (const value of [min - 1, max + 1].filter((v) => v >= 0)) {
+      for (const value of [min - 1, max + 1]) {
         const before = await snapshot();
         const res = await save({ [toggle]: 'yes', [field]: value });
         expect([res.status, res.body.message, res.body.errors]).toEqual([422, message, { [field]: { between: message } }]);
         expect(await snapshot()).toEqual(before);
       }
-      const off = await save({ [toggle]: 'no', [field]: max + 1 });
-      expect([off.status, off.body.settings?.[field]]).toEqual([200, max + 1]);
-      expect((await stored('email_reminders'))![field]).toBe(max + 1);
+      for (const value of [min - 1, min, max, max + 1]) {
+        const off = await save({ [toggle]: 'no', [field]: value });
+        expect([off.status, off.body.settings?.[field]]).toEqual([200, value]);
+        expect((await stored('email_reminders'))![field]).toBe(value);
+      }
 
       const on = await save({ [toggle]: 'yes' });
       expect([on.status, on.body.errors]).toEqual([422, { [field]: { between: message } }]);
@@ -728,6 +838,22 @@ describe('email notifications admin API', () => {
       expect((await stored('email_reminders'))!.invoice_reminder_overdue_days).toBe('1,3,7,365');
     });
 
+    it.each([
+      ['1,3,7', '1,3,7'],
+      ['1, 3, 7', '1,3,7'],
+      ['  14  ', '14'],
+      ['3,', '3'],
+      [',3', '3'],
+      ['7,7,7', '7'],
+      ['007,10', '7,10'],
+      [' , ,', ''],
+    ])('stores the overdue day list %j as %j', async (list, storedList) => {
+      const res = await save({ invoice_reminders_enabled: 'yes', invoice_reminder_overdue_days: list });
+      expect([res.status, res.body.settings.invoice_reminder_overdue_days]).toEqual([200, storedList]);
+      expect((await stored('email_reminders'))!.invoice_reminder_overdue_days).toBe(storedList);
+      expect((await api().get(`${URL}/reminders`)).body.settings.invoice_reminder_overdue_days).toBe(storedList);
+    });
+
     it('accepts an empty overdue day list (no overdue reminders)', async () => {
       const res = await save({ invoice_reminders_enabled: 'yes', invoice_reminder_overdue_days: '' });
       expect([res.status, res.body.settings.invoice_reminder_overdue_days]).toEqual([200, '']);
@@ -737,6 +863,12 @@ describe('email notifications admin API', () => {
       ['1,two,3', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
       ['1.5', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
       ['-1', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
+      ['1 3', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
+      ['1;3', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
+      ['3 days', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
+      ['1,,x', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
+      ['+3', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
+      ['1e2', { list: 'The invoice reminder overdue days field must be a comma-separated list of whole days.' }],
       ['0,3', { between: 'Each of the invoice reminder overdue days must be between 1 and 365.' }],
       ['1,366', { between: 'Each of the invoice reminder overdue days must be between 1 and 365.' }],
       [Array.from({ length: 21 }, (_, i) => i + 1).join(','), { max: 'The invoice reminder overdue days field must not have more than 20 days.' }],
@@ -768,16 +900,22 @@ describe('email notifications admin API', () => {
         { integer: 'The monthly renewal reminder days field must be an integer.' },
       ],
       [
-        'negative days (toggle off)',
-        { yearly_renewal_reminder_days: -1 },
+        'days beyond a 32-bit integer',
+        { yearly_renewal_reminder_days: 2 ** 31 },
         'yearly_renewal_reminder_days',
-        { min: 'The yearly renewal reminder days field must be at least 0.' },
+        { max: 'The yearly renewal reminder days field must not be greater than 2147483647.' },
       ],
       [
         'days null',
         { yearly_renewal_reminder_days: null },
         'yearly_renewal_reminder_days',
         { integer: 'The yearly renewal reminder days field must be an integer.' },
+      ],
+      [
+        'an overdue list that is an array',
+        { invoice_reminder_overdue_days: [1, 3, 7] },
+        'invoice_reminder_overdue_days',
+        { string: 'The invoice reminder overdue days field must be a string.' },
       ],
       [
         'an overdue list that is a number',

@@ -416,7 +416,7 @@ describe('email reminders: end to end through SMTP', () => {
     while ((await app.host.jobs.runDue(50)) > 0);
   };
 
-  it('the hourly job sends each reminder to the customer and the admin once, with its smartcodes filled', async () => {
+  it('the hourly job sends each reminder (renewal, trial end, overdue invoice) to the customer and the admin once, with its smartcodes filled', async () => {
     const admin = await app.createUser('admin', ['administrator']);
     const res = await app.as(admin).put(`${BASE}/email-notification/reminders`).send({
       reminders_enabled: 'yes',
@@ -425,6 +425,8 @@ describe('email reminders: end to end through SMTP', () => {
       invoice_reminders_enabled: 'yes',
       invoice_reminder_due_days: 0,
       invoice_reminder_overdue_days: '1',
+      trial_end_reminders_enabled: 'yes',
+      trial_end_reminder_days: 3,
     });
     expect(res.status).toBe(200);
     const db = app.host.db;
@@ -433,6 +435,14 @@ describe('email reminders: end to end through SMTP', () => {
     const { email } = await db('store_customers').where({ id: customerId }).first('email');
     const parent = await insertOrder(db, customerId, now(-25), { invoice_no: 'INV-PARENT' });
     await insertSubscription(db, { customer_id: customerId, parent_order_id: parent, billing_interval: 'monthly', next_billing_date: now(5) });
+    const trialParent = await insertOrder(db, customerId, now(-10), { invoice_no: 'INV-TRIAL' });
+    await insertSubscription(db, {
+      customer_id: customerId,
+      parent_order_id: trialParent,
+      status: 'trialing',
+      trial_ends_at: now(2),
+      next_billing_date: now(2),
+    });
     await insertOrder(db, customerId, now(-1.5), {
       invoice_no: 'INV-UNPAID',
       status: 'on-hold',
@@ -451,8 +461,12 @@ describe('email reminders: end to end through SMTP', () => {
         .to(to)
         .map((mail) => mail.subject)
         .sort();
-    expect(subjects(email)).toEqual(['Reminder: invoice #INV-UNPAID is overdue', 'Your subscription renews soon']);
-    expect(subjects(app.host.site.admin_email)).toEqual(['A subscription renews soon (order #INV-PARENT)', 'Invoice #INV-UNPAID is overdue']);
+    expect(subjects(email)).toEqual(['Reminder: invoice #INV-UNPAID is overdue', 'Your subscription renews soon', 'Your trial ends soon']);
+    expect(subjects(app.host.site.admin_email)).toEqual([
+      'A subscription renews soon (order #INV-PARENT)',
+      'A trial ends soon (order #INV-TRIAL)',
+      'Invoice #INV-UNPAID is overdue',
+    ]);
     for (const mail of sink.messages) {
       expect(mail.html).toEqual(expect.any(String));
       expect(mail.text).toEqual(expect.any(String));
@@ -463,6 +477,6 @@ describe('email reminders: end to end through SMTP', () => {
     );
     expect(renewal?.text).toEqual(expect.stringContaining('Your subscription to Plan renews on November 26, 2026 for $10.00.'));
     expect(invoice?.text).toEqual(expect.stringContaining('Invoice #INV-UNPAID of $10.00'));
-    expect(sink.messages).toHaveLength(4);
+    expect(sink.messages).toHaveLength(6);
   });
 });

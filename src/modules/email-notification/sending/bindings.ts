@@ -30,6 +30,8 @@ async function onOrder(ctx: Ctx, trx: Knex.Transaction, event: OrderEvent): Prom
   switch (event.type) {
     case 'paid':
       if (event.order.type === 'renewal') return;
+      // `order_paid_admin` is the spec's `order_paid_done`: its job, queued after the customer's, is the asynchronous
+      // action after the payment.
       return enqueueEach(ctx, trx, ['order_paid_customer', 'order_paid_admin'], { ...order, event_key: 'paid', transaction_id: event.charge_id });
     case 'refunded':
       return enqueueEach(ctx, trx, ['order_refunded_customer', 'order_refunded_admin'], {

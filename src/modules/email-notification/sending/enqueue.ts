@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../../core/context';
-import { NOTIFICATIONS } from '../catalog';
 import { getNotificationSettings } from '../settings';
 import type { SendEmailJob } from '../types';
 
@@ -11,12 +10,6 @@ declare module '../../../host/contract' {
 }
 
 export const SEND_EMAIL_JOB = 'store/email/send';
-
-/**
- * How long the spec's `order_paid_done` notification (the admin's new-order email) waits after the payment: it is the
- * asynchronous action after `store/order/paid`, so the customer's confirmation goes first.
- */
-export const AFTER_PAID_DELAY_MS = 5_000;
 
 /** The job's unique key: one email job per notification, object and occurrence of the event. */
 export function sendEmailKey(job: SendEmailJob): string {
@@ -31,6 +24,5 @@ export function sendEmailKey(job: SendEmailJob): string {
 export async function enqueueNotification(ctx: Ctx, trx: Knex.Transaction, job: SendEmailJob): Promise<void> {
   const settings = await getNotificationSettings(ctx.host, trx);
   if (settings[job.notification].active !== 'yes') return;
-  const delayMs = NOTIFICATIONS[job.notification].event === 'order_paid_done' ? AFTER_PAID_DELAY_MS : 0;
-  await ctx.host.jobs.enqueue(SEND_EMAIL_JOB, job, { uniqueKey: sendEmailKey(job), trx, delayMs });
+  await ctx.host.jobs.enqueue(SEND_EMAIL_JOB, job, { uniqueKey: sendEmailKey(job), trx });
 }
