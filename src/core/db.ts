@@ -157,3 +157,6 @@ export async function insertMany(trx: Knex.Transaction, table: string, rows: Arr
   for (const row of rows) for (const column of columns) bindings.push(row[column] ?? null);
   await trx.raw(`insert into ?? (${columns.map(() => '??').join(', ')}) values ${rows.map(() => tuple).join(', ')}`, bindings as Knex.RawBinding[]);
 }
+
+/** The transaction `db` is, or undefined for the pool: what the `via` parameters (options, settings) take. */
+export const transactionOf = (db: Knex | Knex.Transaction): Knex.Transaction | undefined => (db.isTransaction ? (db as Knex.Transaction) : undefined);

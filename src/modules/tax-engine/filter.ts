@@ -10,7 +10,8 @@ import type { OrderTax, OrderTaxContext, TaxAddress } from '../orders/totals';
 import { getStoreSettings } from '../settings/store-settings';
 import type { StoreSettings } from '../settings/types';
 import { calculateTax } from './calculator';
-import { categoryOverrides, collectsTax, countryRates, productCategories, taxClasses, transactionOf } from './loader';
+import { transactionOf } from '../../core/db';
+import { categoryOverrides, collectsTax, countryRates, productCategories, taxClasses } from './loader';
 import { matchOverrides, matchRates } from './location';
 
 /** Runs before the default priority (10), so extensions see and may change the engine's answer. */

@@ -5,7 +5,7 @@
  * percentage is not a non-negative decimal of at most 4 places are skipped.
  */
 import type { Knex } from 'knex';
-import { parseJson } from '../../core/db';
+import { parseJson, transactionOf } from '../../core/db';
 import type { Host } from '../../host/contract';
 import { percentUnits } from './fraction';
 import type { EngineOverride, EngineRate, TaxClassRef } from './types';
@@ -18,8 +18,6 @@ declare module '../../host/contract' {
 }
 
 type Db = Knex | Knex.Transaction;
-
-export const transactionOf = (db: Db): Knex.Transaction | undefined => (db.isTransaction ? (db as Knex.Transaction) : undefined);
 
 export async function collectsTax(host: Host, db: Db, country: string): Promise<boolean> {
   const status = await host.options.get('tax_country_status', {}, transactionOf(db));

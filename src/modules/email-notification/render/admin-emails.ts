@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import type { Ctx } from '../../../core/context';
 import { getEmailSettings } from '../settings';
-import { transactionOf } from './data';
+import { transactionOf } from '../../../core/db';
 import { replaceSmartcodes } from './replace';
 import type { EmailData } from './types';
 

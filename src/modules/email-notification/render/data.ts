@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../../core/context';
+import { transactionOf } from '../../../core/db';
 import { presentOrder, presentOrderAddress, presentOrderItem, presentTransaction, type OrderRow } from '../../order-records/presenter';
 import { CHARGE_TYPES, TRANSACTION_STATUS } from '../../orders/ledger';
 import { getStoreSettings } from '../../settings/store-settings';
@@ -11,7 +12,6 @@ import type { EmailData } from './types';
 type Db = Knex | Knex.Transaction;
 
 /** The transaction to read options through (on SQLite it holds the only connection). */
-export const transactionOf = (db: Db): Knex.Transaction | undefined => (db.isTransaction ? (db as Knex.Transaction) : undefined);
 
 type Row = Record<string, unknown>;
 

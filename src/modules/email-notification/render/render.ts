@@ -4,7 +4,7 @@ import { sanitizeEmailHtml } from '../../../core/html';
 import { NOTIFICATIONS } from '../catalog';
 import { getEmailSettings, getNotificationSettings } from '../settings';
 import type { NotificationKey, RenderedEmail } from '../types';
-import { transactionOf } from './data';
+import { transactionOf } from '../../../core/db';
 import { replaceSmartcodes } from './replace';
 import { compiledTemplate, CUSTOM_BODY_TEMPLATE, emailTemplatesDir, renderCompiled } from './templates';
 import type { EmailData, EmailDraft } from './types';
