@@ -11,7 +11,8 @@ import { getStoreSettings } from '../settings/store-settings';
 import type { StoreSettings } from '../settings/types';
 import { calculateTax } from './calculator';
 import { transactionOf } from '../../core/db';
-import { categoryOverrides, collectsTax, countryRates, productCategories, taxClasses } from './loader';
+import { isTaxCollectionEnabled } from '../tax-rates/country-status';
+import { categoryOverrides, countryRates, productCategories, taxClasses } from './loader';
 import { matchOverrides, matchRates } from './location';
 
 /** Runs before the default priority (10), so extensions see and may change the engine's answer. */
@@ -41,7 +42,7 @@ async function taxOrder(host: Host, incoming: OrderTax, context: OrderTaxContext
     rates: [],
     tax_country: destination.country,
   };
-  if (!(await collectsTax(host, db, destination.country))) return untaxed;
+  if (!(await isTaxCollectionEnabled(host, destination.country, transactionOf(db)))) return untaxed;
   const rates = matchRates(await countryRates(db, destination.country), destination);
   const overrides = matchOverrides(await categoryOverrides(db), destination);
   if (!rates.length && !overrides.length) return untaxed;

@@ -1,28 +1,15 @@
 /**
  * What the tax engine reads for one pricing, through the pricing's transaction when there is one (on SQLite it holds
- * the only connection): the country's collection flag, its rates (one indexed query), the category overrides, the
+ * the only connection): the country's rates (one indexed query), the category overrides, the
  * classes, and the categories of the products priced. A handful of queries per pricing, none per line. Rows whose
  * percentage is not a non-negative decimal of at most 4 places are skipped.
  */
 import type { Knex } from 'knex';
-import { parseJson, transactionOf } from '../../core/db';
-import type { Host } from '../../host/contract';
+import { parseJson } from '../../core/db';
 import { percentUnits } from './fraction';
 import type { EngineOverride, EngineRate, TaxClassRef } from './types';
 
-declare module '../../host/contract' {
-  interface OptionMap {
-    /** Tax collection by country (ISO2): 0 off, 1 on; a country missing from the map collects tax. */
-    tax_country_status: Record<string, 0 | 1>;
-  }
-}
-
 type Db = Knex | Knex.Transaction;
-
-export async function collectsTax(host: Host, db: Db, country: string): Promise<boolean> {
-  const status = await host.options.get('tax_country_status', {}, transactionOf(db));
-  return Number(status[country] ?? 1) !== 0;
-}
 
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
