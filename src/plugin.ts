@@ -38,6 +38,8 @@ import { subscriptionReadRoutes } from './modules/subscriptions/admin-read-route
 import { registerSubscriptionJobs } from './modules/subscriptions/expiry';
 import { subscriptionPortalRoutes } from './modules/subscriptions/portal-routes';
 import { registerTaxEngine } from './modules/tax-engine/filter';
+import { registerReportSync } from './modules/reports/sync/register';
+import { reportRoutes } from './modules/reports/routes';
 import { registerTaxRecords } from './modules/taxes/records';
 import { taxFilingRoutes } from './modules/taxes/routes';
 import { taxClassRoutes } from './modules/tax-classes/routes';
@@ -65,6 +67,7 @@ export const storeRoutes: RouteDef[] = [
   ...couponRoutes,
   ...shippingRoutes,
   ...taxFilingRoutes,
+  ...reportRoutes,
   ...taxClassRoutes,
   ...taxOverrideRoutes,
   ...taxRateRoutes,
@@ -96,4 +99,5 @@ export async function register(host: Host): Promise<void> {
   registerSubscriptionActions(host, limits);
   registerTaxEngine(host);
   registerTaxRecords(host);
+  registerReportSync(host);
 }

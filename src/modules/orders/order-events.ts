@@ -16,7 +16,13 @@ export type OrderEvent =
   /** The shipping status changed from `previous` (`''` for none) to `order.shipping_status`. */
   | { type: 'shipping_status_changed'; order: OrderRow; previous: string }
   /** Checkout placed the order with an offline method (cash on delivery, bank transfer): it waits for an admin to mark it paid. */
-  | { type: 'placed_offline'; order: OrderRow };
+  | { type: 'placed_offline'; order: OrderRow }
+  /**
+   * Orders were created, changed or deleted (any column, their items, addresses or transactions): every writer of
+   * `store_orders` and its child tables emits it after its writes, so derived data (report summaries) can follow.
+   * Emitting it more than once for the same change is harmless.
+   */
+  | { type: 'changed'; order_ids: number[] };
 
 export type OrderEventListener = (ctx: Ctx, trx: Knex.Transaction, event: OrderEvent) => Promise<void>;
 

@@ -26,6 +26,7 @@ async function enqueueEach(ctx: Ctx, trx: Knex.Transaction, keys: NotificationKe
  * no `order_paid_*`.
  */
 async function onOrder(ctx: Ctx, trx: Knex.Transaction, event: OrderEvent): Promise<void> {
+  if (event.type === 'changed') return;
   const order = { object_type: 'order', object_id: Number(event.order.id) } as const;
   switch (event.type) {
     case 'paid':

@@ -1,0 +1,3 @@
+import type { RouteDef } from '../../core/routes';
+
+export const seriesReportRoutes: RouteDef[] = [];
