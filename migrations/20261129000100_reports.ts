@@ -71,9 +71,10 @@ export async function up(db: Knex): Promise<void> {
     t.integer('orders').notNullable().defaultTo(0);
     t.integer('refunded_orders').notNullable().defaultTo(0);
     cents(t, 'gross', 'refund', 'tax', 'shipping_tax', 'shipping_total', 'items');
-    t.primary(['grain', 'mode', 'currency', 'slot', 'status', 'type', 'payment_status', 'payment_method', 'billing_country', 'shipping_country'], {
-      constraintName: 'store_report_groups_pk',
-    });
+    t.primary(
+      ['grain', 'mode', 'currency', 'slot', 'status', 'type', 'payment_status', 'payment_method', 'billing_country', 'shipping_country'],
+      'store_report_groups_pk',
+    );
   });
   await db.schema.createTable('store_report_items', (t) => {
     DIMENSIONS(t);
@@ -81,9 +82,7 @@ export async function up(db: Knex): Promise<void> {
     t.integer('variation_id').unsigned().notNullable();
     t.integer('orders').notNullable().defaultTo(0);
     cents(t, 'quantity', 'revenue');
-    t.primary(['grain', 'mode', 'currency', 'slot', 'status', 'type', 'payment_status', 'product_id', 'variation_id'], {
-      constraintName: 'store_report_items_pk',
-    });
+    t.primary(['grain', 'mode', 'currency', 'slot', 'status', 'type', 'payment_status', 'product_id', 'variation_id'], 'store_report_items_pk');
   });
   await db.schema.createTable('store_report_bands', (t) => {
     DIMENSIONS(t);
@@ -93,9 +92,7 @@ export async function up(db: Knex): Promise<void> {
     t.integer('orders').notNullable().defaultTo(0);
     t.integer('completed_orders').notNullable().defaultTo(0);
     cents(t, 'gross', 'items', 'completion_seconds');
-    t.primary(['grain', 'mode', 'currency', 'slot', 'status', 'type', 'payment_status', 'value_band', 'item_band', 'completion_band'], {
-      constraintName: 'store_report_bands_pk',
-    });
+    t.primary(['grain', 'mode', 'currency', 'slot', 'status', 'type', 'payment_status', 'value_band', 'item_band', 'completion_band'], 'store_report_bands_pk');
   });
   await db.schema.alterTable('store_customers', (t) => {
     t.index(['purchase_count', 'id'], 'store_customers_purchase_count');
@@ -106,7 +103,14 @@ export async function down(db: Knex): Promise<void> {
   await db.schema.alterTable('store_customers', (t) => {
     t.dropIndex(['purchase_count', 'id'], 'store_customers_purchase_count');
   });
-  for (const table of ['store_report_bands', 'store_report_items', 'store_report_groups', 'store_report_sales', 'store_report_order_lines', 'store_report_orders']) {
+  for (const table of [
+    'store_report_bands',
+    'store_report_items',
+    'store_report_groups',
+    'store_report_sales',
+    'store_report_order_lines',
+    'store_report_orders',
+  ]) {
     await db.schema.dropTableIfExists(table);
   }
 }

@@ -1,6 +1,8 @@
 import type { Host } from './host/contract';
+import { registerExportCommands } from './modules/data-export/commands';
 import { registerDemoCommands } from './modules/demo/commands';
 import { registerPaymentCommands } from './modules/payments/commands';
+import { registerReportCommands } from './modules/reports/commands';
 import { roleCatalog } from './modules/roles/catalog';
 import { registerRoleCommands } from './modules/roles/commands';
 
@@ -12,6 +14,8 @@ import { registerRoleCommands } from './modules/roles/commands';
 export async function register(host: Host): Promise<void> {
   await roleCatalog(host).load();
   registerDemoCommands(host);
+  registerExportCommands(host);
   registerPaymentCommands(host);
+  registerReportCommands(host);
   registerRoleCommands(host);
 }

@@ -15,6 +15,7 @@ import { customerProfileRoutes } from './modules/customer-profile/routes';
 import { addressRoutes } from './modules/customers/address-routes';
 import { registerLinkOnVerify } from './modules/customers/link-on-verify';
 import { customerRoutes } from './modules/customers/routes';
+import { dataExportRoutes } from './modules/data-export/routes';
 import { emailNotificationRoutes } from './modules/email-notification/admin/routes';
 import { emailPreviewRoutes } from './modules/email-notification/render/preview-routes';
 import { registerEmailReminders } from './modules/email-notification/reminders/sweep';
@@ -68,6 +69,7 @@ export const storeRoutes: RouteDef[] = [
   ...shippingRoutes,
   ...taxFilingRoutes,
   ...reportRoutes,
+  ...dataExportRoutes,
   ...taxClassRoutes,
   ...taxOverrideRoutes,
   ...taxRateRoutes,

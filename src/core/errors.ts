@@ -27,6 +27,7 @@ export const ERRORS = {
   invalid_state: { status: 400, message: 'The request cannot be carried out in the current state.' },
   locked: { status: 423, message: 'The record is locked in its current state.' },
   conflict: { status: 409, message: 'The request conflicts with the current state.' },
+  response_too_large: { status: 413, message: 'A single record is larger than the response budget: lower max_records or select fewer columns/modules.' },
   rate_limited: { status: 429, message: 'Too many requests. Please try again later.' },
   product_unavailable: { status: 422, message: 'A product in the cart cannot be bought.' },
   invalid_nonce: { status: 403, message: 'Security check failed. Please refresh the page and try again.' },

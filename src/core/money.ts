@@ -90,10 +90,20 @@ export function divRoundHalfUp(n: bigint, d: bigint): bigint {
   return roundAway ? q + (n < 0n !== d < 0n ? -1n : 1n) : q;
 }
 
+/** Digits of the known currencies, looked up once each: `currencyCodes.code` scans its whole list (exports format millions). */
+const digitsOf = new Map<string, number>();
+
 /** Digits after the decimal point of a currency (ISO 4217): 2 for USD, 0 for JPY, 3 for KWD; 2 when unknown. */
 export function minorUnits(currency: string): number {
-  const record = currencyCodes.code(currency.toUpperCase());
-  return record ? record.digits : 2;
+  const code = currency.toUpperCase();
+  let digits = digitsOf.get(code);
+  if (digits === undefined) {
+    const record = currencyCodes.code(code);
+    if (!record) return 2;
+    digits = record.digits;
+    digitsOf.set(code, digits);
+  }
+  return digits;
 }
 
 /** An amount in minor units as a plain decimal in its currency's own digits, with the code: `12.34 USD`, `1000 JPY`, `1.250 KWD`. */
@@ -108,7 +118,8 @@ export interface MoneyFormat {
   decimal_separator: string;
 }
 
-function currencySymbol(currency: string): string {
+/** The currency's narrow sign as people write it: `$` for USD, `€` for EUR, the code itself when there is none. */
+export function currencySymbol(currency: string): string {
   const part = new Intl.NumberFormat('en', { style: 'currency', currency, currencyDisplay: 'narrowSymbol' })
     .formatToParts(0)
     .find((p) => p.type === 'currency');

@@ -12,25 +12,42 @@ export function fromTimestamp(value: string): Date {
 export function isTimeZone(value: unknown): value is string {
   if (typeof value !== 'string' || !value) return false;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: value });
+    wallClockFormat(value);
     return true;
   } catch {
     return false;
   }
 }
 
+/**
+ * One formatter per zone: building an `Intl.DateTimeFormat` costs far more than using one (report buckets convert
+ * hundreds of boundaries). Zone names come from requests (`user_tz`, in any letter case), so the cache is bounded.
+ */
+const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
+const MAX_CACHED_ZONES = 1000;
+
+function wallClockFormat(zone: string): Intl.DateTimeFormat {
+  let format = wallClockFormats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    if (wallClockFormats.size >= MAX_CACHED_ZONES) wallClockFormats.clear();
+    wallClockFormats.set(zone, format);
+  }
+  return format;
+}
+
 /** The zone's offset from UTC in minutes at an instant (e.g. +60 for Europe/Berlin in winter). */
-function offsetMinutes(zone: string, at: Date): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(at);
+export function offsetMinutes(zone: string, at: Date): number {
+  const parts = wallClockFormat(zone).formatToParts(at);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return Math.round((wall - Math.floor(at.getTime() / 1000) * 1000) / 60000);

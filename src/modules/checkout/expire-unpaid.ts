@@ -17,6 +17,7 @@ import { recordActivity } from '../activities/service';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { getStoreSettings } from '../settings/store-settings';
 import { releaseOrderCouponUses } from '../orders/coupon-uses';
+import { emitOrderEvent } from '../orders/order-events';
 import { plural } from '../orders/selection';
 import { releaseCartOfOrder } from '../cart/repo';
 import { releaseOrderStock, type StockState } from '../orders/stock-state';
@@ -64,6 +65,7 @@ export async function expireUnpaidOrder(ctx: Ctx, orderId: number, ttlMinutes: n
     const released = await releaseOrderStock(trx, ctx, orderId, afterCommit);
     await releaseCartOfOrder(trx, orderId, now);
     await cancelUnstartedSubscriptions(ctx, trx, afterCommit, orderId, `Its order #${orderId} was not paid in time.`);
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
     await recordActivity(
       trx,
       ctx,

@@ -16,6 +16,7 @@ import { markCartIntended } from '../cart/repo';
 import type { Cart } from '../cart/types';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
 import { TRANSACTION_STATUS } from '../orders/ledger';
+import { emitOrderEvent } from '../orders/order-events';
 import { holdOrderStock, releaseOrderStock } from '../orders/stock-state';
 import { saveAppliedCoupons, type AppliedRow } from '../orders/write-coupons';
 import { itemColumns } from '../orders/write-lines';
@@ -220,6 +221,7 @@ export async function writeOrder(trx: Knex.Transaction, ctx: Ctx, draft: OrderDr
     const errors = couponErrors(couponProblems);
     throw fail('validation_error', Object.values(Object.values(errors)[0])[0], { errors });
   }
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
   const order = presentOrder((await trx(ORDERS).where({ id: orderId }).first()) as OrderRow);
   if (draft.previous) {
     const previous = presentOrder(draft.previous);

@@ -124,10 +124,13 @@ export async function startOnlinePayment(
     throw fail('invalid_state', `${gateway.title} could not start the payment. Your order is saved: please try again.`, { status: 502 });
   }
   if (start.kind !== 'offline' && start.vendor_charge_id) {
-    await ctx
-      .db('store_order_transactions')
-      .where({ id: written.charge.id, status: TRANSACTION_STATUS.pending })
-      .update({ vendor_charge_id: start.vendor_charge_id });
+    const vendorChargeId = start.vendor_charge_id;
+    await transaction(ctx, async (trx) => {
+      const updated = await trx('store_order_transactions')
+        .where({ id: written.charge.id, status: TRANSACTION_STATUS.pending })
+        .update({ vendor_charge_id: vendorChargeId });
+      if (updated) await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [written.order.id] });
+    });
   }
   switch (start.kind) {
     case 'redirect':

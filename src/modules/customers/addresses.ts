@@ -5,6 +5,7 @@ import { insertedId, lockForUpdate, type AfterCommit } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
+import { emitOrderEvent } from '../orders/order-events';
 import { presentAddress, presentAddresses, type AddressRow } from './address-presenter';
 import type { Address, AddressType } from './types';
 
@@ -231,7 +232,10 @@ export async function createAddress(ctx: Ctx, customerId: number, input: Address
         }),
       );
       const row = await ownedRow(trx, customerId, id);
-      if (primary && options.orderId) await syncOrderAddress(trx, options.orderId, row, now);
+      if (primary && options.orderId) {
+        await syncOrderAddress(trx, options.orderId, row, now);
+        await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [options.orderId] });
+      }
       const address = await presentAddress(row);
       await logActivity(trx, ctx, customerId, `${typeName(address.type)} address added`, address, afterCommit);
       afterCommit(() => ctx.hooks.doAction('store/customer/address_created', address));
@@ -291,7 +295,10 @@ export async function updateAddress(ctx: Ctx, customerId: number, addressId: num
         .where({ customer_id: customerId, id: addressId })
         .update({ ...columns, is_primary: primary ? 1 : 0, primary_slot: primary ? newType : null, updated_at: now });
       const row = await ownedRow(trx, customerId, addressId);
-      if (primary && options.orderId) await syncOrderAddress(trx, options.orderId, row, now);
+      if (primary && options.orderId) {
+        await syncOrderAddress(trx, options.orderId, row, now);
+        await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [options.orderId] });
+      }
       const address = await presentAddress(row);
       const promotedAddress = promoted ? await presentAddress(await ownedRow(trx, customerId, promoted)) : null;
       await logActivity(trx, ctx, customerId, `${typeName(address.type)} address updated`, address, afterCommit);

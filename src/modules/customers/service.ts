@@ -3,22 +3,20 @@ import type { Static } from '@sinclair/typebox';
 import countries from 'i18n-iso-countries';
 import type { Knex } from 'knex';
 import { transaction, type Ctx } from '../../core/context';
-import { escapeLike, insertedId } from '../../core/db';
+import { insertedId } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
 import { runList, type ListSpec } from '../../core/list';
 import { TotalCache, type Page } from '../../core/page';
-import { applySearch, nameSplits, parseSearch, type SearchSpec } from '../../core/search';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { labelsFor, syncLabels } from '../labels/service';
 import type { Label } from '../labels/types';
 import { ordersByCustomer } from '../order-records/by-customer';
-import { PURCHASE_PAYMENT_STATUSES } from '../order-records/purchases';
 import { isUniqueViolation } from '../products/validation';
 import { getStoreSettings } from '../settings/store-settings';
 import type { NameMode } from '../settings/types';
 import { presentAddresses, type AddressRow } from './addresses';
-import { applyAdvancedFilters, fullNameSql, parseAdvancedFilters, type FilterProperty } from './filters';
+import { CUSTOMER_SORTABLE, customerListFilter } from './list-filters';
 import { customerIdOf, linkBlocked, recordAdminLink } from './owner';
 import { pick, presentAdmin, presentCustomer, SELECTABLE_COLUMNS, type AdminCustomer, type CustomerRow } from './presenter';
 import type { CustomerBody, CustomerListQuery, CustomerUpdateBody, PortalCustomerBody } from './schemas';
@@ -83,125 +81,6 @@ async function loadRelations(
 
 /* ------------------------------------------------------------------ list */
 
-/** Columns `sort_by` may name: the fillable ones, plus id and the timestamps. */
-const SORTABLE = Object.fromEntries(
-  [
-    'id',
-    'user_id',
-    'email',
-    'first_name',
-    'last_name',
-    'status',
-    'purchase_count',
-    'ltv',
-    'aov',
-    'first_purchase_date',
-    'last_purchase_date',
-    'country',
-    'city',
-    'state',
-    'postcode',
-    'created_at',
-    'updated_at',
-  ].map((c) => [c, `c.${c}`]),
-);
-
-const CUSTOMER_SEARCH: SearchSpec = customerSearch();
-
-function customerSearch(): SearchSpec {
-  const integer = (column: string) => ({ column: `c.${column}`, kind: 'integer' as const });
-  const string = (column: string) => ({ column: `c.${column}`, kind: 'string' as const });
-  const date = (column: string) => ({ column: `c.${column}`, kind: 'date' as const });
-  return {
-    columns: {
-      id: integer('id'),
-      user_id: integer('user_id'),
-      ltv: integer('ltv'),
-      aov: integer('aov'),
-      purchase_count: integer('purchase_count'),
-      email: string('email'),
-      first_name: string('first_name'),
-      last_name: string('last_name'),
-      status: string('status'),
-      country: string('country'),
-      city: string('city'),
-      state: string('state'),
-      postcode: string('postcode'),
-      created_at: date('created_at'),
-      updated_at: date('updated_at'),
-      first_purchase_date: date('first_purchase_date'),
-      last_purchase_date: date('last_purchase_date'),
-    },
-    idColumn: 'c.id',
-    // Index-friendly: the id (when the text is a number), or the start of the email, first name, last name or full
-    // name ("Jane Do" = first name "Jane" and a last name starting "Do"). `email ~ x` finds text anywhere.
-    text: (query, text) =>
-      query.where((q) => {
-        if (/^\d{1,15}$/.test(text)) q.where('c.id', Number(text));
-        const prefix = `${escapeLike(text)}%`;
-        q.orWhereRaw(`c.email like ? escape '!'`, [prefix.toLowerCase()])
-          .orWhereRaw(`c.first_name like ? escape '!'`, [prefix])
-          .orWhereRaw(`c.last_name like ? escape '!'`, [prefix]);
-        for (const [first, last] of nameSplits(text)) {
-          q.orWhere((name) =>
-            name.whereRaw(`c.first_name like ? escape '!'`, [escapeLike(first)]).whereRaw(`c.last_name like ? escape '!'`, [`${escapeLike(last)}%`]),
-          );
-        }
-      }),
-  };
-}
-
-/** The advanced filters of the customer list (see filters.ts for the format). */
-export const CUSTOMER_FILTERS: Record<string, FilterProperty> = {
-  name: { kind: 'text', sql: (db) => fullNameSql(db, 'c') },
-  first_name: { kind: 'text', sql: () => 'c.first_name' },
-  last_name: { kind: 'text', sql: () => 'c.last_name' },
-  email: { kind: 'text', sql: () => 'c.email' },
-  country: { kind: 'text', sql: () => 'c.country' },
-  city: { kind: 'text', sql: () => 'c.city' },
-  ltv: { kind: 'number', sql: () => 'c.ltv' },
-  aov: { kind: 'number', sql: () => 'c.aov' },
-  purchase_count: { kind: 'number', sql: () => 'c.purchase_count' },
-  first_purchase_date: { kind: 'date', sql: () => 'c.first_purchase_date' },
-  last_purchase_date: { kind: 'date', sql: () => 'c.last_purchase_date' },
-  created_at: { kind: 'date', sql: () => 'c.created_at' },
-  status: { kind: 'choice', sql: () => 'c.status', choices: ['active', 'inactive', 'archived'] },
-  labels: {
-    kind: 'ids',
-    related: (sub, ids) =>
-      sub
-        .select('lr.id')
-        .from('store_label_relations as lr')
-        .where('lr.object_type', 'customer')
-        .whereRaw('?? = ??', ['lr.object_id', 'c.id'])
-        .whereIn('lr.label_id', ids),
-  },
-  /** Variations the customer bought (in a paid, partially paid or (partially) refunded order). */
-  order_items: {
-    kind: 'ids',
-    related: (sub, ids) =>
-      sub
-        .select('po.id')
-        .from('store_orders as po')
-        .join('store_order_items as pi', 'pi.order_id', 'po.id')
-        .whereRaw('?? = ??', ['po.customer_id', 'c.id'])
-        .whereIn('po.payment_status', [...PURCHASE_PAYMENT_STATUSES])
-        .whereIn('pi.variation_id', ids),
-  },
-  /** Products the customer bought, by product id. */
-  products: {
-    kind: 'ids',
-    related: (sub, ids) =>
-      sub
-        .select('pp.id')
-        .from('store_orders as pp')
-        .join('store_order_items as ppi', 'ppi.order_id', 'pp.id')
-        .whereRaw('?? = ??', ['pp.customer_id', 'c.id'])
-        .whereIn('pp.payment_status', [...PURCHASE_PAYMENT_STATUSES])
-        .whereIn('ppi.post_id', ids),
-  },
-};
-
 /** `select=id,email` / `select[]=email`: allowlisted columns (id always comes along); 422 naming unknown ones. */
 function selectedColumns(select: string[] | undefined): string[] | null {
   if (!select) return null;
@@ -233,21 +112,14 @@ const customerWrites = (ctx: Ctx) => ctx.hooks.did('store/customer/created') + c
 
 export async function listCustomers(ctx: Ctx, input: Static<typeof CustomerListQuery>): Promise<Page<Record<string, unknown>>> {
   const columns = selectedColumns(input.select);
-  const filterCtx = { zone: ctx.tz, now: ctx.clock.now() };
-  const groups = input.filter_type === 'advanced' ? parseAdvancedFilters(input.advanced_filters, CUSTOMER_FILTERS, filterCtx) : [];
+  const filter = customerListFilter(ctx.db, input, { zone: ctx.tz, now: ctx.clock.now() });
   const query = ctx.db(`${CUSTOMERS} as c`).select('c.*');
-  const filter = (q: Knex.QueryBuilder) => {
-    if (input.active_view) q.where('c.status', input.active_view);
-    applySearch(q, parseSearch(input.search), CUSTOMER_SEARCH, ctx.tz);
-    applyAdvancedFilters(q, ctx.db, groups, CUSTOMER_FILTERS, filterCtx);
-  };
   // With `include_ids` the filters form one group, so those records are added whatever the filters say. Without
   // it the conditions stay flat: an unfiltered list then counts with SQLite's O(1) `count(*)`.
-  const filtered = Boolean(input.active_view || parseSearch(input.search).kind !== 'empty' || groups.length);
-  if (filtered && input.include_ids?.length) query.where(filter).orWhereIn('c.id', input.include_ids);
-  else filter(query);
-  const spec: ListSpec = { limits: { min: 1, max: 199, default: 10 }, sortable: SORTABLE, defaultSort: 'id' };
-  const total = filtered ? undefined : (count: () => Promise<number>) => totalOf(ctx).get(customerWrites(ctx), ctx.clock.now().getTime(), count);
+  if (filter.narrowed && input.include_ids?.length) query.where((q) => filter.apply(q)).orWhereIn('c.id', input.include_ids);
+  else filter.apply(query);
+  const spec: ListSpec = { limits: { min: 1, max: 199, default: 10 }, sortable: CUSTOMER_SORTABLE, defaultSort: 'id' };
+  const total = filter.narrowed ? undefined : (count: () => Promise<number>) => totalOf(ctx).get(customerWrites(ctx), ctx.clock.now().getTime(), count);
   const page = await runList<CustomerRow>(ctx, query, { ...input, search: undefined }, spec, 'c.id', total);
   const records = page.data.map(presentCustomer);
   const related = await loadRelations(

@@ -2,10 +2,13 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import { toTimestamp } from '../../core/time';
+import { getPaymentSettings } from '../settings/payment-settings';
 import { getStoreSettings } from '../settings/store-settings';
+import type { StoreMode } from '../settings/types';
 import { insertMany } from '../../core/db';
 import { pick, rngFor } from './rng';
 import type { SeededCustomer } from './scale';
+import { completionDelay, convertPrice, orderCurrency, orderMode, shopperTime } from './scale-order-shape';
 import { inclusiveScaleTax } from './scale-taxes';
 
 /**
@@ -20,7 +23,9 @@ import { inclusiveScaleTax } from './scale-taxes';
  * part's, `scale-subscriptions.ts`); seven in ten are paid
  * (completed when digital, processing when physical), one in ten on hold awaiting payment, one in twenty canceled,
  * the rest refunded in full or in part. Paid orders get receipt and invoice numbers from the store counter, in
- * order of creation date within a batch.
+ * order of creation date within a batch. As shops see them (`scale-order-shape.ts`): placed at the hours shoppers
+ * buy at in their country, most in the store currency and some in EUR, GBP or JPY (prices converted), in the store's
+ * payment mode but a few in the other one, completed minutes (digital) or days (physical) after they were placed.
  */
 
 export const ORDERS_PER_CUSTOMER = 10;
@@ -84,24 +89,37 @@ interface GeneratedOrder {
   customerId: number;
 }
 
+/** The store's currency and payment mode, which most seeded orders take. */
+export interface ScaleStore {
+  currency: string;
+  mode: StoreMode;
+}
+
 /** The ten orders of one seeded customer, oldest first. Pure apart from the random uuids. */
-function generateOrders(seed: number, customer: SeededCustomer, articles: Article[], now: Date, currency: string): GeneratedOrder[] {
+function generateOrders(seed: number, customer: SeededCustomer, articles: Article[], now: Date, store: ScaleStore): GeneratedOrder[] {
   const rng = rngFor(seed, 'orders', customer.index);
+  const shape = rngFor(seed, 'order-shape', customer.index);
   const from = Date.parse(`${customer.created_at.replace(' ', 'T')}Z`);
   const room = Math.max(1, now.getTime() - from);
-  const times = Array.from({ length: ORDERS_PER_CUSTOMER }, () => from + Math.floor(rng() * room)).sort((a, b) => a - b);
+  const times = Array.from({ length: ORDERS_PER_CUSTOMER }, () => from + Math.floor(rng() * room))
+    .map((time) => shopperTime(shape, time, customer.country, from, now.getTime()))
+    .sort((a, b) => a - b);
   return times.map((time) => {
     const created = toTimestamp(new Date(time));
+    const currency = orderCurrency(shape, store.currency);
+    const mode = orderMode(shape, store.mode);
+    const price = (amount: number) => convertPrice(amount, store.currency, currency);
     const lines = 1 + Math.floor(rng() * rng() * 3);
     const items = Array.from({ length: lines }, (_, cart_index) => {
       const article = pick(rng, articles);
+      const unit_price = price(article.unit_price);
       const quantity = rng() < 0.8 ? 1 : 2 + Math.floor(rng() * 3);
-      const subtotal = article.unit_price * quantity;
-      return { article, cart_index, quantity, subtotal };
+      const subtotal = unit_price * quantity;
+      return { article, unit_price, cart_index, quantity, subtotal };
     });
     const subtotal = items.reduce((sum, item) => sum + item.subtotal, 0);
     const physical = items.some((item) => item.article.fulfillment_type === 'physical');
-    const shipping_total = physical ? pick(rng, [0, 490, 990]) : 0;
+    const shipping_total = physical ? price(pick(rng, [0, 490, 990])) : 0;
     // One order in eight used a 10% coupon-style discount on the first line.
     const discount = rng() < 0.125 ? Math.round(items[0].subtotal / 10) : 0;
     const total_amount = subtotal - discount + shipping_total;
@@ -115,7 +133,11 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
       outcome === 'refunded' ? total_amount : outcome === 'partially-refunded' ? Math.max(1, Math.floor(total_amount * (0.1 + rng() * 0.5))) : 0;
     const refundedAt = total_refund ? toTimestamp(new Date(Math.min(now.getTime(), time + Math.floor(rng() * 30 * 86_400_000)))) : null;
     const fulfillment_type = physical ? 'physical' : 'digital';
-    const status = outcome === 'on-hold' ? 'on-hold' : outcome === 'canceled' ? 'canceled' : physical && rng() < 0.1 ? 'processing' : 'completed';
+    const shipped = outcome === 'on-hold' ? 'on-hold' : outcome === 'canceled' ? 'canceled' : physical && rng() < 0.1 ? 'processing' : 'completed';
+    // A physical order placed lately may not have arrived yet; a digital one completes within minutes.
+    const completion = time + completionDelay(shape, physical);
+    const status = shipped === 'completed' && physical && completion > now.getTime() ? 'processing' : shipped;
+    const completedAt = status === 'completed' ? toTimestamp(new Date(Math.min(now.getTime(), completion))) : null;
     const payment_method = pick(rng, ['stripe', 'stripe', 'stripe', 'paypal', 'bank_transfer', 'cod']);
     const order = {
       uuid: crypto.randomUUID().replace(/-/g, ''),
@@ -131,7 +153,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
         payment_method === 'stripe' ? 'Card' : payment_method === 'paypal' ? 'PayPal' : payment_method === 'cod' ? 'Cash on delivery' : 'Bank transfer',
       type: 'payment',
       fulfillment_type,
-      mode: 'live',
+      mode,
       currency,
       subtotal,
       manual_discount_total: 0,
@@ -145,13 +167,13 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
       total_refund,
       note: '',
       ip_address: `203.0.113.${1 + Math.floor(rng() * 254)}`,
-      completed_at: status === 'completed' ? created : null,
+      completed_at: completedAt,
       refunded_at: refundedAt,
       config: '{}',
       created_at: created,
-      updated_at: refundedAt ?? created,
+      updated_at: [created, completedAt, refundedAt].reduce<string>((latest, at) => (at !== null && at > latest ? at : latest), created),
     };
-    const orderItems = items.map(({ article, cart_index, quantity, subtotal: line }) => {
+    const orderItems = items.map(({ article, unit_price, cart_index, quantity, subtotal: line }) => {
       const lineDiscount = cart_index === 0 ? discount : 0;
       return {
         tax_amount: lineTaxes[cart_index],
@@ -163,7 +185,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
         title: article.title,
         cart_index,
         quantity,
-        unit_price: article.unit_price,
+        unit_price,
         subtotal: line,
         discount_total: lineDiscount,
         line_total: line - lineDiscount,
@@ -179,7 +201,7 @@ function generateOrders(seed: number, customer: SeededCustomer, articles: Articl
       transaction_type: type,
       vendor_charge_id: payment_method === 'stripe' ? `ch_${crypto.randomBytes(12).toString('hex')}` : '',
       payment_method,
-      payment_mode: 'live',
+      payment_mode: mode,
       status: type === 'charge' ? 'succeeded' : 'refunded',
       currency,
       total,
@@ -228,14 +250,17 @@ async function insertOrders(trx: Knex.Transaction, orders: GeneratedOrder[]): Pr
 }
 
 /** The customers' purchase statistics from the orders just written (the same rules as `recalculateCustomerStats`). */
-async function updateStatistics(trx: Knex.Transaction, orders: GeneratedOrder[], currency: string): Promise<void> {
-  const stats = new Map<number, { count: number; ltv: number; first: string | null; last: string | null }>();
+async function updateStatistics(trx: Knex.Transaction, orders: GeneratedOrder[]): Promise<void> {
+  const stats = new Map<number, { count: number; ltv: number; value: Record<string, number>; first: string | null; last: string | null }>();
   for (const { order, customerId } of orders) {
-    const entry = stats.get(customerId) ?? { count: 0, ltv: 0, first: null, last: null };
+    const entry = stats.get(customerId) ?? { count: 0, ltv: 0, value: {}, first: null, last: null };
     if (Number(order.total_paid) > 0) {
       const at = String(order.created_at);
+      const kept = Number(order.total_paid) - Number(order.total_refund);
+      const currency = String(order.currency);
       entry.count += 1;
-      entry.ltv += Number(order.total_paid) - Number(order.total_refund);
+      entry.ltv += kept;
+      entry.value[currency] = (entry.value[currency] ?? 0) + kept;
       entry.first = entry.first === null || at < entry.first ? at : entry.first;
       entry.last = entry.last === null || at > entry.last ? at : entry.last;
     }
@@ -248,7 +273,7 @@ async function updateStatistics(trx: Knex.Transaction, orders: GeneratedOrder[],
         purchase_count: s.count,
         ltv: s.ltv,
         aov: s.count ? Math.round(s.ltv / s.count) : 0,
-        purchase_value: s.count ? JSON.stringify({ [currency]: s.ltv }) : '{}',
+        purchase_value: JSON.stringify(s.value),
         first_purchase_date: s.first,
         last_purchase_date: s.last,
       });
@@ -265,6 +290,7 @@ export async function seedScaleOrders(
   const db = ctx.db;
   const now = ctx.clock.now();
   const settings = await getStoreSettings(ctx.host);
+  const store: ScaleStore = { currency: settings.currency, mode: (await getPaymentSettings(ctx.host)).mode };
   const articles = await loadArticles(db);
   const counts = { store_orders: 0, store_order_items: 0, store_order_transactions: 0 };
   let done = 0;
@@ -273,10 +299,10 @@ export async function seedScaleOrders(
     await db.transaction(async (trx) => {
       for (let b = 0; b < BATCHES_PER_TRANSACTION && done < customers.length; b++) {
         const batch = customers.slice(done, done + CUSTOMERS_PER_BATCH);
-        const orders = batch.flatMap((customer) => generateOrders(seed, customer, articles, now, settings.currency));
+        const orders = batch.flatMap((customer) => generateOrders(seed, customer, articles, now, store));
         await numberReceipts(trx, orders, settings.invoice_prefix);
         const written = await insertOrders(trx, orders);
-        await updateStatistics(trx, orders, settings.currency);
+        await updateStatistics(trx, orders);
         counts.store_orders += orders.length;
         counts.store_order_items += written.items;
         counts.store_order_transactions += written.transactions;

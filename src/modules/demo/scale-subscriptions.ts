@@ -3,12 +3,14 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import { insertMany } from '../../core/db';
 import { fromTimestamp, toTimestamp } from '../../core/time';
+import { getPaymentSettings } from '../settings/payment-settings';
 import { getStoreSettings } from '../settings/store-settings';
 import { addInterval, GRACE_PERIOD_DAYS } from '../subscriptions/lifecycle';
 import type { BillingInterval, SubscriptionStatus } from '../subscriptions/types';
 import { pick, rngFor, type Rng } from './rng';
 import type { SeededCustomer } from './scale';
-import { numberReceipts } from './scale-orders';
+import { numberReceipts, type ScaleStore } from './scale-orders';
+import { orderMode } from './scale-order-shape';
 
 /**
  * The subscriptions part of `seed --scale N`: two subscriptions per seeded customer (N customers → 2×N), each with its
@@ -22,7 +24,8 @@ import { numberReceipts } from './scale-orders';
  * active, the rest canceled, expired, failing, expiring, paused, trialing, pending or intended; installment plans that
  * are paid up `completed`); `bill_count` charges, few on average (churn), so ~1.5 renewal orders per subscription.
  * Its dates fit between the customer's sign-up and now: charges one interval apart (`addInterval`), the next charge
- * ahead for running subscriptions, just missed for failing ones, the end in the past for ended ones.
+ * ahead for running subscriptions, just missed for failing ones, the end in the past for ended ones. In the store
+ * currency, and in the store's payment mode but for a few in the other one (`orderMode`, a stream of its own).
  */
 
 export const SUBSCRIPTIONS_PER_CUSTOMER = 2;
@@ -168,7 +171,14 @@ const at = (ms: number) => toTimestamp(new Date(Math.floor(ms / 1000) * 1000));
 const ms = (timestamp: string) => fromTimestamp(timestamp).getTime();
 
 /** One subscription of a customer, with its orders. Pure apart from the random ids. */
-function generateSubscription(rng: Rng, customer: SeededCustomer, plans: Plan[], ids: GatewayIds, now: number, currency: string): GeneratedSubscription {
+function generateSubscription(
+  rng: Rng,
+  customer: SeededCustomer,
+  plans: Plan[],
+  ids: GatewayIds,
+  now: number,
+  { currency, mode }: ScaleStore,
+): GeneratedSubscription {
   const plan = pick(rng, plans);
   const method = rng() < 2 / 3 ? ('stripe' as const) : ('paypal' as const);
   const created = ms(customer.created_at);
@@ -239,7 +249,7 @@ function generateSubscription(rng: Rng, customer: SeededCustomer, plans: Plan[],
         payment_method_title: method === 'stripe' ? 'Card' : 'PayPal',
         type,
         fulfillment_type: plan.fulfillment_type,
-        mode: 'live',
+        mode,
         currency,
         subtotal: total,
         total_amount: total,
@@ -275,7 +285,7 @@ function generateSubscription(rng: Rng, customer: SeededCustomer, plans: Plan[],
               transaction_type: 'charge',
               vendor_charge_id: method === 'stripe' ? `ch_${hex(12)}` : upper(17),
               payment_method: method,
-              payment_mode: 'live',
+              payment_mode: mode,
               status: 'succeeded',
               currency,
               total,
@@ -338,12 +348,13 @@ function generateSubscription(rng: Rng, customer: SeededCustomer, plans: Plan[],
 }
 
 /** The subscriptions of one seeded customer, oldest first. */
-function generateFor(seed: number, customer: SeededCustomer, plans: Plan[], now: number, currency: string): GeneratedSubscription[] {
+function generateFor(seed: number, customer: SeededCustomer, plans: Plan[], now: number, store: ScaleStore): GeneratedSubscription[] {
   const rng = rngFor(seed, 'subscriptions', customer.index);
+  const shape = rngFor(seed, 'subscription-shape', customer.index);
   const ids: GatewayIds = { customer: { stripe: `cus_${hex(7)}`, paypal: upper(13) }, plan: planId };
-  return Array.from({ length: SUBSCRIPTIONS_PER_CUSTOMER }, () => generateSubscription(rng, customer, plans, ids, now, currency)).sort((a, b) =>
-    String(a.subscription.created_at).localeCompare(String(b.subscription.created_at)),
-  );
+  return Array.from({ length: SUBSCRIPTIONS_PER_CUSTOMER }, () =>
+    generateSubscription(rng, customer, plans, ids, now, { currency: store.currency, mode: orderMode(shape, store.mode) }),
+  ).sort((a, b) => String(a.subscription.created_at).localeCompare(String(b.subscription.created_at)));
 }
 
 async function insertInChunks(trx: Knex.Transaction, table: string, rows: Row[]): Promise<void> {
@@ -423,15 +434,18 @@ async function insertSubscriptions(trx: Knex.Transaction, generated: GeneratedSu
 }
 
 /** Adds the paid orders written to their customers' purchase statistics (count, lifetime value, first and last purchase). */
-async function addToStatistics(trx: Knex.Transaction, generated: GeneratedSubscription[], currency: string): Promise<void> {
-  const added = new Map<number, { count: number; total: number; first: string; last: string }>();
+async function addToStatistics(trx: Knex.Transaction, generated: GeneratedSubscription[]): Promise<void> {
+  const added = new Map<number, { count: number; total: number; value: Record<string, number>; first: string; last: string }>();
   for (const g of generated) {
     for (const { order } of [g.parent, ...g.renewals]) {
-      if (!Number(order.total_paid)) continue;
+      // A purchase is a paid order, a free one (a trial's first order) too, as `computeCustomerStats` counts.
+      if (order.payment_status !== 'paid') continue;
       const time = String(order.created_at);
-      const entry = added.get(g.customerId) ?? { count: 0, total: 0, first: time, last: time };
+      const currency = String(order.currency);
+      const entry = added.get(g.customerId) ?? { count: 0, total: 0, value: {}, first: time, last: time };
       entry.count += 1;
       entry.total += Number(order.total_paid);
+      entry.value[currency] = (entry.value[currency] ?? 0) + Number(order.total_paid);
       entry.first = time < entry.first ? time : entry.first;
       entry.last = time > entry.last ? time : entry.last;
       added.set(g.customerId, entry);
@@ -440,11 +454,13 @@ async function addToStatistics(trx: Knex.Transaction, generated: GeneratedSubscr
   if (!added.size) return;
   const rows = (await trx('store_customers')
     .whereIn('id', [...added.keys()])
-    .select('id', 'purchase_count', 'ltv', 'first_purchase_date', 'last_purchase_date')) as Array<Record<string, string | number | null>>;
+    .select('id', 'purchase_count', 'ltv', 'purchase_value', 'first_purchase_date', 'last_purchase_date')) as Array<Record<string, string | number | null>>;
   for (const row of rows) {
     const more = added.get(Number(row.id))!;
     const count = Number(row.purchase_count) + more.count;
     const ltv = Number(row.ltv) + more.total;
+    const value = JSON.parse(String(row.purchase_value || '{}')) as Record<string, number>;
+    for (const [currency, amount] of Object.entries(more.value)) value[currency] = (value[currency] ?? 0) + amount;
     const first = row.first_purchase_date === null || more.first < String(row.first_purchase_date) ? more.first : String(row.first_purchase_date);
     const last = row.last_purchase_date === null || more.last > String(row.last_purchase_date) ? more.last : String(row.last_purchase_date);
     await trx('store_customers')
@@ -453,7 +469,7 @@ async function addToStatistics(trx: Knex.Transaction, generated: GeneratedSubscr
         purchase_count: count,
         ltv,
         aov: Math.round(ltv / count),
-        purchase_value: JSON.stringify({ [currency]: ltv }),
+        purchase_value: JSON.stringify(value),
         first_purchase_date: first,
         last_purchase_date: last,
       });
@@ -470,6 +486,7 @@ export async function seedScaleSubscriptions(
   const db = ctx.db;
   const now = ctx.clock.now().getTime();
   const settings = await getStoreSettings(ctx.host);
+  const store: ScaleStore = { currency: settings.currency, mode: (await getPaymentSettings(ctx.host)).mode };
   const plans = await loadPlans(db);
   const counts: Record<string, number> = { store_subscriptions: 0, store_orders: 0, store_order_items: 0, store_order_transactions: 0 };
   let done = 0;
@@ -478,14 +495,14 @@ export async function seedScaleSubscriptions(
     await db.transaction(async (trx) => {
       for (let b = 0; b < BATCHES_PER_TRANSACTION && done < customers.length; b++) {
         const batch = customers.slice(done, done + CUSTOMERS_PER_BATCH);
-        const generated = batch.flatMap((customer) => generateFor(seed, customer, plans, now, settings.currency));
+        const generated = batch.flatMap((customer) => generateFor(seed, customer, plans, now, store));
         await numberReceipts(
           trx,
           generated.flatMap((g) => [g.parent, ...g.renewals]),
           settings.invoice_prefix,
         );
         const written = await insertSubscriptions(trx, generated);
-        await addToStatistics(trx, generated, settings.currency);
+        await addToStatistics(trx, generated);
         for (const [table, n] of Object.entries(written)) counts[table] += n;
         done += batch.length;
       }

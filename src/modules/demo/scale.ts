@@ -3,12 +3,15 @@ import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import { dialect, insertMany, rawRows } from '../../core/db';
 import { toTimestamp } from '../../core/time';
+import { rebuildReports } from '../reports/sync/rebuild';
 import { getStoreSettings } from '../settings/store-settings';
 import { pick, rngFor, type Rng } from './rng';
+import { seedScaleOrderAddresses } from './scale-order-addresses';
 import { seedScaleOrders } from './scale-orders';
 import { seedScaleSubscriptions } from './scale-subscriptions';
 import { seedScaleTaxes } from './scale-taxes';
-import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData } from './scale-data';
+import { COMPANIES, EMAIL_DOMAINS, NAMES } from './scale-data';
+import { between, fillPattern, pickCountry, streetAddress } from './scale-places';
 
 /**
  * The bulk seeder behind `npm run cli -- seed --scale N`: N customers with a primary billing and a primary shipping
@@ -25,7 +28,9 @@ import { COMPANIES, COUNTRIES, EMAIL_DOMAINS, NAMES, type City, type CountryData
  * The second part (`scale-orders.ts`) gets the customers written (id, number, created_at) and writes ten orders per
  * customer with `rngFor(seed, 'orders', i)`, then their statistics; the third (`scale-subscriptions.ts`) two
  * subscriptions per customer with their first and renewal orders (`rngFor(seed, 'subscriptions', i)`), and adds
- * those orders to the statistics; the fourth (`scale-taxes.ts`) the order tax records of the paid one-time orders.
+ * those orders to the statistics; the fourth (`scale-taxes.ts`) the order tax records of the paid one-time orders; the
+ * fifth (`scale-order-addresses.ts`) the orders' billing and shipping addresses. Last, the report facts and summaries
+ * are rebuilt from the orders (`rebuildReports`), since the bulk writes bypass the per-order sync.
  */
 
 export const SCALE_BATCH_SIZE = 500;
@@ -75,25 +80,6 @@ export interface ScaleReport {
   ms: number;
 }
 
-function between(rng: Rng, min: number, max: number): number {
-  return min + Math.floor(rng() * (max - min + 1));
-}
-
-const TOTAL_WEIGHT = COUNTRIES.reduce((sum, c) => sum + c.weight, 0);
-
-function pickCountry(rng: Rng): CountryData {
-  let r = rng() * TOTAL_WEIGHT;
-  for (const country of COUNTRIES) {
-    r -= country.weight;
-    if (r < 0) return country;
-  }
-  return COUNTRIES[0];
-}
-
-function fillPattern(rng: Rng, pattern: string): string {
-  return pattern.replace(/[#@]/g, (c) => (c === '#' ? String(between(rng, 0, 9)) : String.fromCharCode(65 + between(rng, 0, 25))));
-}
-
 /** Lower-case ASCII for an email local part: `Müller` → `mueller`, `Åberg` → `aberg`, `de Jong` → `dejong`. */
 export function emailWord(name: string): string {
   return name
@@ -135,14 +121,6 @@ export interface GeneratedCustomer {
   index: number;
   customer: Record<string, string | number | null>;
   addresses: AddressRow[];
-}
-
-function streetAddress(rng: Rng, country: CountryData): { address_1: string; address_2: string; city: City } {
-  const number = between(rng, 1, rng() < 0.8 ? 199 : 2400);
-  const street = pick(rng, country.streets);
-  const city = pick(rng, country.cities);
-  const address_2 = rng() < 0.15 ? (country.numberFirst ? `Apt ${between(rng, 1, 40)}` : `${between(rng, 1, 6)}. OG`) : '';
-  return { address_1: country.numberFirst ? `${number} ${street}` : `${street} ${number}`, address_2, city };
 }
 
 function emailOf(rng: Rng, first: string, last: string, index: number): string {
@@ -357,7 +335,21 @@ export async function seedScaleCustomers(
   return { customers: written, skipped, addresses };
 }
 
-/** `seed --scale N`: the customers, then their orders (ten each), subscriptions (two each) and tax records unless `orders` is false. */
+/** A progress line every 250,000 orders the report rebuild has read. */
+function rebuildProgress(progress: ScaleOptions['progress']): ((done: number, total: number) => void) | undefined {
+  if (!progress) return undefined;
+  let next = 250_000;
+  return (done, total) => {
+    if (done < next || done >= total) return;
+    progress(`reports: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} orders …`);
+    next = (Math.floor(done / 250_000) + 1) * 250_000;
+  };
+}
+
+/**
+ * `seed --scale N`: the customers, then unless `orders` is false their orders (ten each), subscriptions (two each),
+ * tax records and order addresses, and the report facts rebuilt.
+ */
 export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleReport> {
   const seed = options.seed ?? DEFAULT_SEED;
   const started = Date.now();
@@ -382,6 +374,12 @@ export async function seedScale(ctx: Ctx, options: ScaleOptions): Promise<ScaleR
       const taxesStarted = Date.now();
       const taxes = await seedScaleTaxes(ctx, customers.customers, options);
       parts.push({ name: 'taxes', rows: taxes, ms: Date.now() - taxesStarted });
+      const addressesStarted = Date.now();
+      const addresses = await seedScaleOrderAddresses(ctx, customers.customers, seed, options);
+      parts.push({ name: 'order addresses', rows: addresses, ms: Date.now() - addressesStarted });
+      const reportsStarted = Date.now();
+      const reports = await rebuildReports(ctx, { progress: rebuildProgress(options.progress) });
+      parts.push({ name: 'reports', rows: { store_report_orders: reports.facts }, ms: Date.now() - reportsStarted });
     }
     return { seed, customers: customers.customers, skipped: customers.skipped, parts, ms: Date.now() - started };
   } finally {

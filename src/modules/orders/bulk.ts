@@ -69,10 +69,12 @@ async function changeOrderStatus(ctx: Ctx, ids: number[], status: SettableStatus
   return transaction(ctx, async (trx, afterCommit) => {
     const { rows, missing } = await lockOrders(trx, ids);
     const now = toTimestamp(ctx.clock.now());
+    const changed: number[] = [];
     for (const before of rows) {
       const id = Number(before.id);
       const previous = String(before.status);
       if (previous === status) continue;
+      changed.push(id);
       await trx('store_orders')
         .where({ id })
         .update({ status, updated_at: now, ...(status === 'completed' && !before.completed_at ? { completed_at: now } : {}) });
@@ -94,6 +96,7 @@ async function changeOrderStatus(ctx: Ctx, ids: number[], status: SettableStatus
         if (status === 'canceled') ctx.hooks.doAction('store/order/canceled', order, previous);
       });
     }
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: changed });
     const done = rows.length;
     return summary(
       ids.length,
@@ -117,10 +120,12 @@ async function changeShippingStatus(ctx: Ctx, ids: number[], status: ShippingSta
   return transaction(ctx, async (trx, afterCommit) => {
     const { rows, missing } = await lockOrders(trx, ids);
     const now = toTimestamp(ctx.clock.now());
+    const changed: number[] = [];
     for (const before of rows) {
       const id = Number(before.id);
       const previous = String(before.shipping_status ?? '');
       if (previous === status) continue;
+      changed.push(id);
       await trx('store_orders').where({ id }).update({ shipping_status: status, updated_at: now });
       await recordActivity(
         trx,
@@ -136,6 +141,7 @@ async function changeShippingStatus(ctx: Ctx, ids: number[], status: ShippingSta
         ctx.hooks.doAction(SHIPPING_HOOKS[status], order, previous);
       });
     }
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: changed });
     return summary(
       ids.length,
       rows.length,
@@ -157,6 +163,7 @@ async function changePaymentStatus(ctx: Ctx, ids: number[], status: PaymentStatu
     const { rows, missing } = await lockOrders(trx, ids);
     const now = toTimestamp(ctx.clock.now());
     const customers = new Set<number>();
+    const changed: number[] = [];
     const canceled: number[] = [];
     const settled: number[] = [];
     for (const before of rows) {
@@ -170,6 +177,7 @@ async function changePaymentStatus(ctx: Ctx, ids: number[], status: PaymentStatu
         continue;
       }
       await trx('store_orders').where({ id }).update({ payment_status: status, updated_at: now });
+      changed.push(id);
       if (before.customer_id !== null) customers.add(Number(before.customer_id));
       await recordActivity(
         trx,
@@ -181,6 +189,7 @@ async function changePaymentStatus(ctx: Ctx, ids: number[], status: PaymentStatu
       afterCommit(() => ctx.hooks.doAction('store/order/payment_status_changed', order, previous));
     }
     for (const customerId of customers) await recalculateCustomerStats(trx, customerId);
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: changed });
     const done = rows.length - canceled.length - settled.length;
     return summary(
       ids.length,

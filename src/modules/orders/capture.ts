@@ -6,6 +6,7 @@ import type { GatewayResult } from '../../gateways/gateway';
 import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
 import { CHARGE_TYPES, TRANSACTION_STATUS, syncOrderTotals, toTransaction, type TransactionRow } from './ledger';
+import { emitOrderEvent } from './order-events';
 import { markPaidInTransaction } from './payments';
 import type { OrderRow } from '../order-records/presenter';
 import { notFoundNote, plural, summary } from './selection';
@@ -27,6 +28,7 @@ async function release(ctx: Ctx, charge: TransactionRow, message: string): Promi
     await trx(TRANSACTIONS)
       .where({ id: charge.id, status: CAPTURING })
       .update({ status: AUTHORIZED, updated_at: toTimestamp(ctx.clock.now()) });
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [charge.order_id] });
     await recordActivity(
       trx,
       ctx,
@@ -60,6 +62,7 @@ async function record(ctx: Ctx, charge: TransactionRow, result: GatewayResult, t
       await trx(TRANSACTIONS).where({ id: charge.id }).update({ status: TRANSACTION_STATUS.succeeded, updated_at: now });
       await syncOrderTotals(trx, charge.order_id);
     }
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [charge.order_id] });
     await recordActivity(
       trx,
       ctx,
@@ -87,10 +90,13 @@ async function captureOrder(ctx: Ctx, order: OrderRow): Promise<Outcome> {
   const charge = toTransaction(row);
   const gateway = gatewayFor(ctx, charge.payment_method || String(order.payment_method ?? ''), charge.vendor_charge_id);
   if (!gateway.capabilities.capture) return { kind: 'unsupported' };
-  const claimed = await ctx
-    .db(TRANSACTIONS)
-    .where({ id: charge.id, status: AUTHORIZED })
-    .update({ status: CAPTURING, updated_at: toTimestamp(ctx.clock.now()) });
+  const claimed = await transaction(ctx, async (trx) => {
+    const won = await trx(TRANSACTIONS)
+      .where({ id: charge.id, status: AUTHORIZED })
+      .update({ status: CAPTURING, updated_at: toTimestamp(ctx.clock.now()) });
+    if (won) await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [charge.order_id] });
+    return won;
+  });
   if (!claimed) return { kind: 'none' };
 
   let result: GatewayResult;

@@ -10,6 +10,7 @@ import type { CustomerBody } from '../customers/schemas';
 import { createCustomer } from '../customers/service';
 import type { AdminCustomer } from '../customers/presenter';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
+import { emitOrderEvent } from './order-events';
 import { presentSubscription, type SubscriptionRow } from '../subscription-records/presenter';
 
 export const CUSTOMER_CHANGED = 'Customer changed successfully';
@@ -148,6 +149,7 @@ export async function changeOrderCustomer(ctx: Ctx, orderId: number, customerIdI
         afterCommit(() => ctx.hooks.doAction('store/order/customer_changed', order, previous));
       }
       for (const id of [customerId, ...previousCustomers]) await recalculateCustomerStats(trx, id);
+      await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: ids });
     }),
   );
   return { message: CUSTOMER_CHANGED };

@@ -11,7 +11,7 @@ import { applyAdvancedFilters, parseAdvancedFilters } from '../customers/filters
 import { ownedBy } from '../customers/owner';
 import type { OrderView } from '../customers/schemas';
 import { presentOrder, presentOrderItem, presentOrderSummary, type OrderRow } from '../order-records/presenter';
-import { applyOrderView, ORDER_PROPERTIES, ORDER_SORTABLE } from './list';
+import { applyOrderView, ORDER_PROPERTIES, ORDER_SORTABLE } from './list-filters';
 
 /** Items of many orders at once; `signup_fee` lines are left out (the `filtered_order_items` of the reference). */
 async function filteredItemsByOrder(db: Knex | Knex.Transaction, orderIds: number[]): Promise<Map<number, ReturnType<typeof presentOrderItem>[]>> {

@@ -6,6 +6,7 @@ import { recalculateCustomerStats } from '../customers/ltv';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { presentSubscription, type SubscriptionRow } from '../subscription-records/presenter';
 import { releaseOrderCouponUses } from './coupon-uses';
+import { emitOrderEvent } from './order-events';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
 import { DELETABLE, isUnpaid } from './state';
 import { releaseOrderStock } from './stock-state';
@@ -138,6 +139,7 @@ export async function deleteOrders(ctx: Ctx, ids: number[]): Promise<string> {
       afterCommit(() => ctx.hooks.doAction('store/order/deleted', order));
     }
     for (const customerId of customers) await recalculateCustomerStats(trx, customerId);
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [...doomed.keys()] });
     const done = [...doomed.keys()].filter((id) => selected.has(id)).length;
     const renewals = doomed.size - done;
     return summary(ids.length, done, 'Selected orders have been deleted successfully.', `${done} of ${ids.length} selected orders deleted.`, [

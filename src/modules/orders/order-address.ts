@@ -6,6 +6,7 @@ import { recordActivity } from '../activities/service';
 import { syncOrderAddress, type AddressRow } from '../customers/addresses';
 import type { AddressType } from '../customers/types';
 import { orderNotFound } from './customer-change';
+import { emitOrderEvent } from './order-events';
 import { presentOrder, presentOrderAddress, type OrderRow } from '../order-records/presenter';
 
 /**
@@ -25,6 +26,7 @@ export async function copyCustomerAddressToOrder(ctx: Ctx, orderId: number, addr
     const now = toTimestamp(ctx.clock.now());
     await syncOrderAddress(trx, orderId, { ...address, type }, now);
     await trx('store_orders').where({ id: orderId }).update({ updated_at: now });
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
     const copy = await presentOrderAddress((await trx('store_order_addresses').where({ order_id: orderId, type }).first()) as Record<string, unknown>);
     await recordActivity(
       trx,

@@ -168,6 +168,7 @@ export async function markPaidInTransaction(ctx: Ctx, trx: Knex.Transaction, aft
 
   const after = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
   await emitOrderEvent(ctx, trx, { type: 'paid', order: after, charge_id: charge.id });
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
   const order = presentOrder(after);
   const previousStatus = String(before.status);
   const previousPaymentStatus = String(before.payment_status);

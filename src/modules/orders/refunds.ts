@@ -124,6 +124,7 @@ async function reserve(ctx: Ctx, orderId: number, transactionId: number, sentAmo
       created_at: now,
       updated_at: now,
     });
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
     return { order, charge, refundId: Number(refundId), refundUuid, amount };
   });
 }
@@ -185,6 +186,7 @@ export async function settleRefunded(
 
   const after = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
   await emitOrderEvent(ctx, trx, { type: 'refunded', order: after, amount, refund_transaction_id: refundId });
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
   const order = presentOrder(after);
   const previousPaymentStatus = String(before.payment_status);
   const refund = { amount, transaction_id: charge.id, refund_transaction_id: refundId };
@@ -214,6 +216,7 @@ export async function settleFailed(
       updated_at: toTimestamp(ctx.clock.now()),
     });
   if (!settled) return false;
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [Number(order.id)] });
   await recordActivity(
     trx,
     ctx,
@@ -244,6 +247,7 @@ export async function holdPendingRefund(
   await trx('store_order_transactions')
     .where({ id: refundId, status: TRANSACTION_STATUS.pending })
     .update({ vendor_charge_id: result.vendor_id ?? '', meta: JSON.stringify(meta), updated_at: toTimestamp(ctx.clock.now()) });
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [Number(order.id)] });
   await recordActivity(
     trx,
     ctx,

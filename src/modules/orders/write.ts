@@ -186,6 +186,7 @@ export async function createOrder(ctx: Ctx, body: CreateOrderBody): Promise<{ or
     if (fields.payment_status === 'paid') {
       await markPaidInTransaction(ctx, trx, afterCommit, orderId, { payment_method: method || undefined, transaction_type: 'charge' });
     }
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
     created = await readOrder(trx, orderId);
     return { order_id: orderId, uuid };
   });
@@ -327,6 +328,7 @@ export async function updateOrder(ctx: Ctx, orderId: number, body: UpdateOrderBo
     if (fields.payment_status === 'paid' && !(SETTLED_PAYMENT_STATUSES as readonly string[]).includes(paymentStatus)) {
       await markPaidInTransaction(ctx, trx, afterCommit, orderId, { payment_method: method || undefined, transaction_type: 'charge' });
     }
+    await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
     order = await readOrder(trx, orderId);
     return order;
   });

@@ -8,6 +8,7 @@ import type { GatewayResult } from '../../gateways/gateway';
 import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
 import type { OrderRow } from '../order-records/presenter';
+import { emitOrderEvent } from '../orders/order-events';
 import { CHARGE_TYPES, REFUND_TYPE, TRANSACTION_STATUS, reservedRefundsOf, toTransaction, type RefundMeta, type TransactionRow } from '../orders/ledger';
 import { holdPendingRefund, settleFailed, settleRefunded, type Reservation } from '../orders/refunds';
 
@@ -146,6 +147,7 @@ export async function settleGatewayRefund(ctx: Ctx, trx: Knex.Transaction, after
       await trx(TRANSACTIONS)
         .where({ id: row.id })
         .update({ vendor_charge_id: refund.refund_vendor_id, updated_at: toTimestamp(ctx.clock.now()) });
+      await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [charge.order_id] });
     }
     return 'pending';
   }

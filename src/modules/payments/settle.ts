@@ -6,6 +6,7 @@ import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { completeCartOfOrder } from '../cart/repo';
 import { TRANSACTION_STATUS, syncOrderTotals } from '../orders/ledger';
+import { emitOrderEvent } from '../orders/order-events';
 import { markPaidInTransaction } from '../orders/payments';
 
 export interface GatewayPayment {
@@ -77,6 +78,7 @@ export async function settleGatewayPayment(ctx: Ctx, trx: Knex.Transaction, afte
     });
   if (!recorded) return 'already_paid';
   await syncOrderTotals(trx, Number(charge.order_id));
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [Number(charge.order_id)] });
   const canceled = order.status === 'canceled';
   await recordActivity(
     trx,

@@ -13,6 +13,7 @@ import type { GatewaySubscription, PaymentGateway, SubscriptionStart } from '../
 import { recordActivity } from '../activities/service';
 import type { PricedCart } from '../cart/pricing';
 import type { Order } from '../order-records/presenter';
+import { emitOrderEvent } from '../orders/order-events';
 import type { LineDraft } from '../orders/write-lines';
 import { readSubscription, transitionSubscription } from './service';
 import type { BillingInterval, Subscription } from './types';
@@ -120,6 +121,7 @@ export async function createCheckoutSubscription(
     }),
   );
   await trx('store_order_transactions').where({ id: input.charge_id }).update({ subscription_id: id });
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [order.id] });
   const subscription = (await readSubscription(trx, id)) as Subscription;
   await recordActivity(
     trx,

@@ -13,6 +13,7 @@ import { toTimestamp } from '../../../core/time';
 import type { PaymentGateway, PaymentRequest, PaymentStart } from '../../../gateways/gateway';
 import { presentOrder, type OrderRow } from '../../order-records/presenter';
 import { TRANSACTION_STATUS } from '../../orders/ledger';
+import { emitOrderEvent } from '../../orders/order-events';
 import { presentSubscription, type SubscriptionRow } from '../presenter';
 import type { Subscription } from '../types';
 import { installmentRefusal } from './early-payment';
@@ -137,6 +138,7 @@ async function createOrder(
       updated_at: now,
     }),
   );
+  await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [orderId] });
   const order = (await trx('store_orders').where({ id: orderId }).first()) as OrderRow;
   const created = presentOrder(order);
   afterCommit(() => ctx.hooks.doAction('store/order/created', created));
@@ -199,10 +201,13 @@ export async function startEarlyPayment(ctx: Ctx, subscriptionId: number, backUr
     throw fail('invalid_state', `${gateway.title} could not start the payment. Please try again in a moment.`, { status: 502 });
   }
   if (start.kind !== 'offline' && start.vendor_charge_id) {
-    await ctx
-      .db('store_order_transactions')
-      .where({ id: pending.charge.id, status: TRANSACTION_STATUS.pending })
-      .update({ vendor_charge_id: start.vendor_charge_id, updated_at: toTimestamp(ctx.clock.now()) });
+    const vendorChargeId = start.vendor_charge_id;
+    await transaction(ctx, async (trx) => {
+      const updated = await trx('store_order_transactions')
+        .where({ id: pending.charge.id, status: TRANSACTION_STATUS.pending })
+        .update({ vendor_charge_id: vendorChargeId, updated_at: toTimestamp(ctx.clock.now()) });
+      if (updated) await emitOrderEvent(ctx, trx, { type: 'changed', order_ids: [Number(pending.order.id)] });
+    });
   }
   return { order_uuid: String(pending.order.uuid), start };
 }
