@@ -9,7 +9,7 @@ import { transaction } from '../../src/core/context';
 import { toTimestamp } from '../../src/core/time';
 import { enqueueNotification, SEND_EMAIL_JOB } from '../../src/modules/email-notification/sending/enqueue';
 import type { NotificationKey, SendEmailJob } from '../../src/modules/email-notification/types';
-import { onOrderEvent, type OrderEvent } from '../../src/modules/orders/order-events';
+import { onOrderEvent, type OrderEvent } from '../../src/modules/order-records/order-events';
 import { recordRenewal } from '../../src/modules/subscriptions/renewals';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 import { checkoutFixtures, guestForm, NOW } from '../support/checkout';

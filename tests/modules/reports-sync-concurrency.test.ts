@@ -4,7 +4,7 @@
  * sync rolls the summaries back with the order.
  */
 import { centsToDecimal } from '../../src/core/money';
-import { onOrderEvent } from '../../src/modules/orders/order-events';
+import { onOrderEvent } from '../../src/modules/order-records/order-events';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 import { orderFixtures } from '../support/order-writes';
 import { insertOrder } from '../support/orders';

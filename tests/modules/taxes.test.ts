@@ -1,6 +1,6 @@
 import { mulDivRound } from '../../src/core/money';
 import type { ActionMap } from '../../src/host/contract';
-import { onOrderEvent } from '../../src/modules/orders/order-events';
+import { onOrderEvent } from '../../src/modules/order-records/order-events';
 import { NO_TAX, type OrderTax, type OrderTaxContext, type TaxRateShare } from '../../src/modules/orders/totals';
 import { BASE, startTestApp, type TestApp, type TestUser } from '../support/app';
 import { orderFixtures } from '../support/order-writes';

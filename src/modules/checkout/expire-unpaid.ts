@@ -17,7 +17,7 @@ import { recordActivity } from '../activities/service';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { getStoreSettings } from '../settings/store-settings';
 import { releaseOrderCouponUses } from '../orders/coupon-uses';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { plural } from '../orders/selection';
 import { releaseCartOfOrder } from '../cart/repo';
 import { releaseOrderStock, type StockState } from '../orders/stock-state';

@@ -16,7 +16,7 @@ import { markCartIntended } from '../cart/repo';
 import type { Cart } from '../cart/types';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';
 import { TRANSACTION_STATUS } from '../orders/ledger';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { holdOrderStock, releaseOrderStock } from '../orders/stock-state';
 import { saveAppliedCoupons, type AppliedRow } from '../orders/write-coupons';
 import { itemColumns } from '../orders/write-lines';

@@ -23,7 +23,7 @@ import { recordActivity } from '../activities/service';
 import { completeCartOfOrder } from '../cart/repo';
 import type { Order, OrderRow } from '../order-records/presenter';
 import { TRANSACTION_STATUS } from '../orders/ledger';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { markPaidInTransaction } from '../orders/payments';
 import type { PricedCart } from '../cart/pricing';
 import { billsSubscriptions, saveVendorIds, toGatewaySubscription } from '../subscriptions/checkout';

@@ -5,7 +5,7 @@ import { insertedId, lockForUpdate, type AfterCommit } from '../../core/db';
 import { fail, invalid, type FieldErrors } from '../../core/errors';
 import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { presentAddress, presentAddresses, type AddressRow } from './address-presenter';
 import type { Address, AddressType } from './types';
 

@@ -47,6 +47,6 @@ export const ExportBatchBody = Type.Object({
     ),
   ),
   cursor: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_ID, description: "Omit or 0 for the first batch, then the previous answer's `cursor`." })),
-  max_records: Type.Optional(Type.Integer({ description: 'Records per batch, clamped to 100-1000; default 500.' })),
+  max_records: Type.Optional(Type.Integer({ minimum: -MAX_ID, maximum: MAX_ID, description: 'Records per batch, clamped to 100-1000; default 500.' })),
 });
 export type ExportBatchInput = Static<typeof ExportBatchBody>;

@@ -12,7 +12,7 @@ import { capturePayments } from './capture';
 import { releaseOrderCouponUses, restoreOrderCouponUses } from './coupon-uses';
 import { deleteOrders } from './delete';
 import type { BulkAction, BulkActionBody } from './manage-schemas';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { markPaidInTransaction } from './payments';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { lockOrders, notFoundNote, plural, summary } from './selection';

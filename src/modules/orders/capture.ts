@@ -6,7 +6,7 @@ import type { GatewayResult } from '../../gateways/gateway';
 import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
 import { CHARGE_TYPES, TRANSACTION_STATUS, syncOrderTotals, toTransaction, type TransactionRow } from './ledger';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { markPaidInTransaction } from './payments';
 import type { OrderRow } from '../order-records/presenter';
 import { notFoundNote, plural, summary } from './selection';

@@ -10,7 +10,7 @@ import type { CustomerBody } from '../customers/schemas';
 import { createCustomer } from '../customers/service';
 import type { AdminCustomer } from '../customers/presenter';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { presentSubscription, type SubscriptionRow } from '../subscription-records/presenter';
 
 export const CUSTOMER_CHANGED = 'Customer changed successfully';

@@ -6,7 +6,7 @@ import { recalculateCustomerStats } from '../customers/ltv';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { presentSubscription, type SubscriptionRow } from '../subscription-records/presenter';
 import { releaseOrderCouponUses } from './coupon-uses';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { lockOrders, notFoundNote, plural, summary } from './selection';
 import { DELETABLE, isUnpaid } from './state';
 import { releaseOrderStock } from './stock-state';

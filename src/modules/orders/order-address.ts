@@ -6,7 +6,7 @@ import { recordActivity } from '../activities/service';
 import { syncOrderAddress, type AddressRow } from '../customers/addresses';
 import type { AddressType } from '../customers/types';
 import { orderNotFound } from './customer-change';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { presentOrder, presentOrderAddress, type OrderRow } from '../order-records/presenter';
 
 /**

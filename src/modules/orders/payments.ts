@@ -10,7 +10,7 @@ import { recordActivity } from '../activities/service';
 import { recalculateCustomerStats } from '../customers/ltv';
 import { assignInvoiceNumber } from './invoice';
 import { CHARGE_TYPES, TRANSACTION_STATUS, ledgerOf, syncOrderTotals, toTransaction, type ChargeType } from './ledger';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { SETTLED_PAYMENT_STATUSES, statusWhenPaid } from './state';
 import { takeOrderStock } from './stock-state';

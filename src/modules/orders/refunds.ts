@@ -19,7 +19,7 @@ import {
   type RefundMeta,
   type TransactionRow,
 } from './ledger';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { presentOrder, type OrderRow } from '../order-records/presenter';
 import { REFUNDABLE_PAYMENT_STATUSES, paymentStatusOf, type PaymentStatus } from './state';
 import { orderSubscriptions } from './subscription-port';

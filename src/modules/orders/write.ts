@@ -18,7 +18,7 @@ import { presentCustomer, type CustomerRow } from '../customers/presenter';
 import type { CustomerRecord } from '../customers/types';
 import { isUniqueViolation } from '../products/validation';
 import { getStoreSettings } from '../settings/store-settings';
-import { emitOrderEvent } from './order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { markPaidInTransaction } from './payments';
 import { holdOrderStock, releaseOrderStock } from './stock-state';
 import { presentOrder, type Order, type OrderRow } from '../order-records/presenter';

@@ -8,7 +8,7 @@ import type { GatewayResult } from '../../gateways/gateway';
 import { gatewayFor } from '../../gateways/registry';
 import { recordActivity } from '../activities/service';
 import type { OrderRow } from '../order-records/presenter';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { CHARGE_TYPES, REFUND_TYPE, TRANSACTION_STATUS, reservedRefundsOf, toTransaction, type RefundMeta, type TransactionRow } from '../orders/ledger';
 import { holdPendingRefund, settleFailed, settleRefunded, type Reservation } from '../orders/refunds';
 

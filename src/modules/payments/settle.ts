@@ -6,7 +6,7 @@ import { toTimestamp } from '../../core/time';
 import { recordActivity } from '../activities/service';
 import { completeCartOfOrder } from '../cart/repo';
 import { TRANSACTION_STATUS, syncOrderTotals } from '../orders/ledger';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import { markPaidInTransaction } from '../orders/payments';
 
 export interface GatewayPayment {

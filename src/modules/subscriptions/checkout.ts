@@ -13,7 +13,7 @@ import type { GatewaySubscription, PaymentGateway, SubscriptionStart } from '../
 import { recordActivity } from '../activities/service';
 import type { PricedCart } from '../cart/pricing';
 import type { Order } from '../order-records/presenter';
-import { emitOrderEvent } from '../orders/order-events';
+import { emitOrderEvent } from '../order-records/order-events';
 import type { LineDraft } from '../orders/write-lines';
 import { readSubscription, transitionSubscription } from './service';
 import type { BillingInterval, Subscription } from './types';

@@ -4,7 +4,7 @@ import { insertMany, parseJson } from '../../core/db';
 import { toTimestamp } from '../../core/time';
 import type { Host } from '../../host/contract';
 import type { OrderRow } from '../order-records/presenter';
-import { onOrderEvent, type OrderEvent } from '../orders/order-events';
+import { onOrderEvent, type OrderEvent } from '../order-records/order-events';
 import type { OrderTaxData } from '../orders/totals';
 import { getStoreSettings } from '../settings/store-settings';
 import { presentTaxRecord } from './presenter';

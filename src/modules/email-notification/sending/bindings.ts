@@ -5,7 +5,7 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../../core/context';
 import type { Host } from '../../../host/contract';
-import { onOrderEvent, type OrderEvent } from '../../orders/order-events';
+import { onOrderEvent, type OrderEvent } from '../../order-records/order-events';
 import { onSubscriptionEvent, type SubscriptionChange } from '../../subscriptions/subscription-events';
 import type { NotificationKey, SendEmailJob } from '../types';
 import { enqueueNotification } from './enqueue';

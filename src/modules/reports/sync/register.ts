@@ -1,5 +1,5 @@
 import type { Host } from '../../../host/contract';
-import { onOrderEvent } from '../../orders/order-events';
+import { onOrderEvent } from '../../order-records/order-events';
 import { syncOrders } from './sync';
 
 /**

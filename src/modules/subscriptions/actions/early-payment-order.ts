@@ -13,7 +13,7 @@ import { toTimestamp } from '../../../core/time';
 import type { PaymentGateway, PaymentRequest, PaymentStart } from '../../../gateways/gateway';
 import { presentOrder, type OrderRow } from '../../order-records/presenter';
 import { TRANSACTION_STATUS } from '../../orders/ledger';
-import { emitOrderEvent } from '../../orders/order-events';
+import { emitOrderEvent } from '../../order-records/order-events';
 import { presentSubscription, type SubscriptionRow } from '../presenter';
 import type { Subscription } from '../types';
 import { installmentRefusal } from './early-payment';

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Ctx } from '../../core/context';
 import type { Host } from '../../host/contract';
-import type { OrderRow } from '../order-records/presenter';
+import type { OrderRow } from './presenter';
 
 /**
  * Order changes as they happen, inside the transaction that makes them. Work that must commit or roll back with the
