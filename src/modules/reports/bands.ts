@@ -37,9 +37,10 @@ const DAY = 24 * HOUR;
 /** Upper bounds in seconds of bands 1-5; band 0 is "not completed", band 6 is two weeks or more. */
 const COMPLETION_BOUNDS = [HOUR, DAY, 3 * DAY, 7 * DAY, 14 * DAY];
 
-export const COMPLETION_BANDS: Band[] = ['not completed', 'under 1 hour', '1-24 hours', '1-3 days', '3-7 days', '7-14 days', '14+ days'].map(
-  (label, band) => ({ band, label }),
-);
+export const COMPLETION_BANDS: Band[] = ['not completed', 'under 1 hour', '1-24 hours', '1-3 days', '3-7 days', '7-14 days', '14+ days'].map((label, band) => ({
+  band,
+  label,
+}));
 
 export function completionBand(seconds: number | null): number {
   if (seconds === null) return 0;
