@@ -26,7 +26,7 @@ export function isTimeZone(value: unknown): value is string {
 const wallClockFormats = new Map<string, Intl.DateTimeFormat>();
 const MAX_CACHED_ZONES = 1000;
 
-function wallClockFormat(zone: string): Intl.DateTimeFormat {
+export function wallClockFormat(zone: string): Intl.DateTimeFormat {
   let format = wallClockFormats.get(zone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {

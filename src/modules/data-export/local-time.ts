@@ -1,3 +1,5 @@
+import { wallClockFormat } from '../../core/time';
+
 /**
  * Stored UTC timestamps written as wall-clock time in a zone, for the `_local` date columns. An export converts
  * millions of dates, and `Intl.DateTimeFormat#formatToParts` costs microseconds each: offsets only change on
@@ -6,26 +8,7 @@
 const QUARTER_HOUR = 15 * 60 * 1000;
 const MAX_CACHED_OFFSETS = 100_000;
 
-const formats = new Map<string, Intl.DateTimeFormat>();
 const offsets = new Map<string, number>();
-
-function formatOf(zone: string): Intl.DateTimeFormat {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formats.set(zone, format);
-  }
-  return format;
-}
 
 /** The zone's offset from UTC in milliseconds at an instant on a quarter-hour boundary. */
 function offsetAt(zone: string, quarter: number): number {
@@ -33,7 +16,7 @@ function offsetAt(zone: string, quarter: number): number {
   let offset = offsets.get(key);
   if (offset === undefined) {
     const at = quarter * QUARTER_HOUR;
-    const parts = formatOf(zone).formatToParts(at);
+    const parts = wallClockFormat(zone).formatToParts(at);
     const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
     offset = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - at;
     if (offsets.size >= MAX_CACHED_OFFSETS) offsets.clear();
