@@ -7,7 +7,7 @@ import { orderListFilter } from '../../orders/list-filters';
 import { ORDER_LIST_VIEWS, type OrderRelation } from '../../orders/read-schemas';
 import { exportEntity, type ExportColumn, type ExportFormatting } from '../types';
 import { listFilterValues } from './list-filter-values';
-import { column, date, integer, money, selectColumns, text, type SqlColumn, type SqlRow } from './sql-columns';
+import { column, date, integer, money, selectColumns, text, type SqlColumn, type SqlRow, customerNameColumn } from './sql-columns';
 
 /** An applied coupon as the `coupon_codes` and `coupon_values` cells read it. */
 interface CouponCell {
@@ -65,14 +65,7 @@ const ROW_COLUMNS: SqlColumn<Join>[] = [
   ...money<Join>('total_paid', 'Paid', 'o.total_paid', 'o.currency'),
   ...money<Join>('total_refund', 'Refunded', 'o.total_refund', 'o.currency'),
   column('customer_id', 'Customer ID', 'o.customer_id', integer),
-  {
-    key: 'customer_name',
-    label: 'Customer name',
-    default_selected: true,
-    select: ['c.first_name as customer_first_name', 'c.last_name as customer_last_name'],
-    joins: ['customer'],
-    read: (row) => [text(row.customer_first_name), text(row.customer_last_name)].filter(Boolean).join(' '),
-  },
+  customerNameColumn<Join>(),
   column('customer_email', 'Customer email', 'c.email', text, { selected: true, joins: ['customer'] }),
   column('billing_country', 'Billing country', 'ba.country', text, { joins: ['billing'] }),
   column('billing_city', 'Billing city', 'ba.city', text, { joins: ['billing'] }),

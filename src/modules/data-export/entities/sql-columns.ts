@@ -67,3 +67,15 @@ export function selectColumns<Join extends string>(
   query.select([...new Set([idColumn, ...columns.flatMap((c) => c.select)])]);
   for (const join of new Set(columns.flatMap((c) => c.joins ?? []))) joins[join](query);
 }
+
+/** `customer_name`: the joined customer's first and last name (`c`, join `customer`). */
+export function customerNameColumn<Join extends string>(): SqlColumn<Join> {
+  return {
+    key: 'customer_name',
+    label: 'Customer name',
+    default_selected: true,
+    select: ['c.first_name as customer_first_name', 'c.last_name as customer_last_name'],
+    joins: ['customer' as Join],
+    read: (row) => [text(row.customer_first_name), text(row.customer_last_name)].filter(Boolean).join(' '),
+  };
+}

@@ -6,7 +6,7 @@ import { subscriptionListFilter } from '../../subscriptions/list-filters';
 import { presentSubscription } from '../../subscriptions/presenter';
 import { exportEntity } from '../types';
 import { listFilterValues } from './list-filter-values';
-import { column, date, integer, money, selectColumns, text, type SqlColumn, type SqlRow } from './sql-columns';
+import { column, date, integer, money, selectColumns, text, type SqlColumn, type SqlRow, customerNameColumn } from './sql-columns';
 
 type Join = 'customer';
 
@@ -20,14 +20,7 @@ const COLUMNS: SqlColumn<Join>[] = [
   column('uuid', 'UUID', 's.uuid', text),
   column('status', 'Status', 's.status', text, { selected: true }),
   column('customer_id', 'Customer ID', 's.customer_id', integer),
-  {
-    key: 'customer_name',
-    label: 'Customer name',
-    default_selected: true,
-    select: ['c.first_name as customer_first_name', 'c.last_name as customer_last_name'],
-    joins: ['customer'],
-    read: (row) => [text(row.customer_first_name), text(row.customer_last_name)].filter(Boolean).join(' '),
-  },
+  customerNameColumn<Join>(),
   column('customer_email', 'Customer email', 'c.email', text, { selected: true, joins: ['customer'] }),
   column('parent_order_id', 'Parent order ID', 's.parent_order_id', integer),
   column('item_name', 'Item (product - plan)', 's.item_name', text, { selected: true }),
